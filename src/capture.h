@@ -1,0 +1,21 @@
+/* capture.h - what is taken from a thread while it is stopped: its registers
+ * and one copy of its live stack.  Everything else happens after it runs. */
+#ifndef CTPROF_CAPTURE_H
+#define CTPROF_CAPTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+struct capture {
+	pid_t tid;
+	struct user_regs_struct regs;
+	uint64_t sp;                    /* regs.rsp: address of stack[0] */
+	unsigned char *stack;           /* copy of [sp, sp + stack_len) */
+	size_t stack_len;
+	uint64_t stack_top;             /* end of the mapping holding sp, 0 if unknown */
+	uint64_t stall_ns;              /* PTRACE_INTERRUPT to resume */
+};
+
+#endif

@@ -1,0 +1,207 @@
+/* cli.c - option parsing and validation; see cli.h. */
+#include "cli.h"
+#include "config.h"
+#include "util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: ctprof [OPTION]... -p PID\n"
+"       ctprof [OPTION]... [--] COMMAND [ARG]...\n"
+"Sample where the threads of a running process (-p) or of a COMMAND spend\n"
+"their CPU time, then print a flat and a cumulative report of functions.\n"
+"\n"
+"  -p, --pid=PID            attach to the running process PID and all its threads\n"
+"  -d, --duration=SECONDS   stop after SECONDS (fractions allowed; default: until\n"
+"                           the target exits, or Ctrl-C when attached)\n"
+"  -F, --frequency=HZ       samples per second, %d to %d (default %d)\n"
+"  -o, --output=FILE        write the report to FILE instead of standard output\n"
+"  -v, --verbose            add the profiler's own statistics to the report\n"
+"      --stack-size=BYTES   stack bytes copied per sample, 1k to 1m (default 64k)\n"
+"      --max-frames=N       frames unwound per sample, %d to %d (default %d)\n"
+"      --debuginfod         let libdw download missing debug info from the\n"
+"                           servers in DEBUGINFOD_URLS (off: it may block)\n"
+"  -h, --help               show this help and exit\n"
+"      --version            show the version and exit\n"
+"\n"
+"Only threads that are running are stopped, for a few microseconds, at each\n"
+"tick; blocked threads are never touched.  Attached processes are detached and\n"
+"left running at the end.\n"
+"\n"
+"Exit status: 0 attached and reported; 1 could not profile the process;\n"
+"2 usage error; with a COMMAND, its own exit status (128+N if killed by signal\n"
+"N), 125 if ctprof failed, 126 if COMMAND cannot run, 127 if it is not found.\n"
+"Full documentation: man ctprof\n",
+		CTPROF_FREQ_MIN, CTPROF_FREQ_MAX, CTPROF_FREQ_DEFAULT,
+		CTPROF_FRAMES_MIN, CTPROF_FRAMES_MAX, CTPROF_FRAMES_DEFAULT);
+}
+
+/* Parse a whole decimal number in [min, max]; -1 if not. */
+static int parse_long(const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	if (!*s || *s == '+' || *s == ' ')
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_size(const char *s, size_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!*s || *s == '-' || *s == '+')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -1;
+	if (*end == 'k' || *end == 'K') {
+		v *= 1024;
+		end++;
+	} else if (*end == 'm' || *end == 'M') {
+		v *= 1024 * 1024;
+		end++;
+	}
+	if (*end || v < CTPROF_STACK_MIN || v > CTPROF_STACK_MAX)
+		return -1;
+	*out = (size_t)v;
+	return 0;
+}
+
+enum { OPT_STACK_SIZE = 256, OPT_MAX_FRAMES, OPT_DEBUGINFOD, OPT_VERSION };
+
+static const struct option long_opts[] = {
+	{ "pid",        required_argument, NULL, 'p' },
+	{ "duration",   required_argument, NULL, 'd' },
+	{ "frequency",  required_argument, NULL, 'F' },
+	{ "output",     required_argument, NULL, 'o' },
+	{ "verbose",    no_argument,       NULL, 'v' },
+	{ "help",       no_argument,       NULL, 'h' },
+	{ "stack-size", required_argument, NULL, OPT_STACK_SIZE },
+	{ "max-frames", required_argument, NULL, OPT_MAX_FRAMES },
+	{ "debuginfod", no_argument,       NULL, OPT_DEBUGINFOD },
+	{ "version",    no_argument,       NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 }
+};
+
+static int usage_error(int *exit_code)
+{
+	*exit_code = EXIT_USAGE;
+	return -1;
+}
+
+int cli_parse(int argc, char **argv, struct options *o, int *exit_code)
+{
+	long v;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->frequency = CTPROF_FREQ_DEFAULT;
+	o->stack_size = CTPROF_STACK_DEFAULT;
+	o->max_frames = CTPROF_FRAMES_DEFAULT;
+
+	/* '+': stop at the first non-option, which starts the command. */
+	while ((c = getopt_long(argc, argv, "+p:d:F:o:vh", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (parse_long(optarg, 1, INT_MAX, &v) < 0) {
+				error_msg("invalid pid '%s': expected a process id, a whole number above 0",
+					  optarg);
+				return usage_error(exit_code);
+			}
+			o->pid = (pid_t)v;
+			break;
+		case 'd': {
+			char *end;
+			double d;
+
+			errno = 0;
+			d = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !isfinite(d) || d <= 0 || d > 1e6) {
+				error_msg("invalid duration '%s': expected seconds greater than 0, e.g. 30 or 2.5",
+					  optarg);
+				return usage_error(exit_code);
+			}
+			o->duration = d;
+			break;
+		}
+		case 'F':
+			if (parse_long(optarg, CTPROF_FREQ_MIN, CTPROF_FREQ_MAX, &v) < 0) {
+				error_msg("invalid frequency '%s': expected a whole number of Hz from %d to %d",
+					  optarg, CTPROF_FREQ_MIN, CTPROF_FREQ_MAX);
+				return usage_error(exit_code);
+			}
+			o->frequency = (unsigned)v;
+			break;
+		case 'o':
+			if (!*optarg) {
+				error_msg("invalid output '': expected a file name");
+				return usage_error(exit_code);
+			}
+			o->output = optarg;
+			break;
+		case 'v':
+			o->verbose++;
+			break;
+		case 'h':
+			usage(stdout);
+			*exit_code = 0;
+			return -1;
+		case OPT_STACK_SIZE:
+			if (parse_size(optarg, &o->stack_size) < 0) {
+				error_msg("invalid stack size '%s': expected bytes from 1k to 1m, e.g. 65536 or 64k",
+					  optarg);
+				return usage_error(exit_code);
+			}
+			break;
+		case OPT_MAX_FRAMES:
+			if (parse_long(optarg, CTPROF_FRAMES_MIN, CTPROF_FRAMES_MAX, &v) < 0) {
+				error_msg("invalid frame limit '%s': expected a whole number from %d to %d",
+					  optarg, CTPROF_FRAMES_MIN, CTPROF_FRAMES_MAX);
+				return usage_error(exit_code);
+			}
+			o->max_frames = (unsigned)v;
+			break;
+		case OPT_DEBUGINFOD:
+			o->debuginfod = true;
+			break;
+		case OPT_VERSION:
+			printf("ctprof %s\n", CTPROF_VERSION);
+			*exit_code = 0;
+			return -1;
+		default:
+			/* getopt has printed what was wrong. */
+			fprintf(stderr, "Try 'ctprof --help' for more information.\n");
+			return usage_error(exit_code);
+		}
+	}
+
+	if (optind < argc)
+		o->argv = argv + optind;
+	if (o->pid && o->argv) {
+		error_msg("give either -p PID or a command, not both");
+		return usage_error(exit_code);
+	}
+	if (!o->pid && !o->argv) {
+		error_msg("nothing to profile: give -p PID or a command; see 'ctprof --help'");
+		return usage_error(exit_code);
+	}
+	verbose_level = o->verbose;
+	return 0;
+}

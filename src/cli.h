@@ -1,0 +1,37 @@
+/* cli.h - command-line options.  The only module that knows option syntax. */
+#ifndef CTPROF_CLI_H
+#define CTPROF_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+enum { EXIT_USAGE = 2 };
+
+#define CTPROF_FREQ_MIN 1
+#define CTPROF_FREQ_MAX 5000
+#define CTPROF_FREQ_DEFAULT 99
+#define CTPROF_STACK_MIN 1024
+#define CTPROF_STACK_MAX (1024 * 1024)
+#define CTPROF_STACK_DEFAULT (64 * 1024)
+#define CTPROF_FRAMES_MIN 4
+#define CTPROF_FRAMES_MAX 4096
+#define CTPROF_FRAMES_DEFAULT 256
+
+struct options {
+	pid_t pid;              /* -p, 0 when launching a command */
+	char **argv;            /* the command (NULL-terminated), NULL in attach mode */
+	double duration;        /* -d seconds, 0 = until the target ends or Ctrl-C */
+	unsigned frequency;     /* -F Hz */
+	const char *output;     /* -o FILE, NULL = stdout */
+	size_t stack_size;      /* --stack-size bytes copied per sample */
+	unsigned max_frames;    /* --max-frames */
+	bool debuginfod;        /* --debuginfod */
+	int verbose;            /* -v count */
+};
+
+/* Parse argv into *opts.  Returns -1 to exit with status *exit_code (usage
+ * error, --help, --version; the message is already printed), 0 to go on. */
+int cli_parse(int argc, char **argv, struct options *opts, int *exit_code);
+
+#endif

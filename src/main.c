@@ -1,0 +1,118 @@
+/* main.c - ctprof: options, then session -> sampler -> profile -> report.
+ * The only place that decides the exit status (see cli.h and ctprof(1)). */
+#define _GNU_SOURCE
+#include "cli.h"
+#include "maps.h"
+#include "profile.h"
+#include "report.h"
+#include "sampler.h"
+#include "session.h"
+#include "symbolize.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int command_status(int wstatus)
+{
+	if (WIFEXITED(wstatus))
+		return WEXITSTATUS(wstatus);
+	if (WIFSIGNALED(wstatus))
+		return 128 + WTERMSIG(wstatus);
+	return 125;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	struct session s;
+	struct sampler sp;
+	struct profile prof;
+	struct symbolizer *sz;
+	struct report_info ri;
+	FILE *out = stdout;
+	int code, fail, ret;
+
+	if (cli_parse(argc, argv, &o, &code) < 0)
+		return code;
+	fail = o.pid ? 1 : 125;
+
+	/* Open the output before touching the target: an unwritable file
+	 * should fail now, not after a long profile. */
+	if (o.output) {
+		int fd = open(o.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+
+		if (fd < 0 || !(out = fdopen(fd, "w"))) {
+			error_msg("cannot open output '%s': %s", o.output, strerror(errno));
+			return 1;
+		}
+	}
+	ret = session_init(&s);
+	if (ret < 0) {
+		error_msg("cannot set up signal handling: %s", strerror(-ret));
+		return fail;
+	}
+	if (o.pid) {
+		if (session_attach(&s, o.pid) < 0)
+			return 1;
+		if (isatty(STDERR_FILENO) && !o.duration)
+			error_msg("profiling pid %d (%s) at %u Hz; press Ctrl-C to stop",
+				  s.pid, s.comm, o.frequency);
+	} else if (session_launch(&s, o.argv, &code) < 0) {
+		return code;
+	}
+	/* A closed pipe on the report must not kill ctprof; it is set after
+	 * the launch because an ignored SIGPIPE would be inherited. */
+	signal(SIGPIPE, SIG_IGN);
+
+	ret = sampler_init(&sp, &s, o.frequency, o.duration, o.stack_size, o.max_frames);
+	if (ret < 0)
+		error_msg("cannot start sampling pid %d: %s", s.pid, strerror(-ret));
+	else
+		sampler_run(&sp);
+	if (!s.exited)
+		session_detach(&s);
+	if (ret < 0) {
+		if (s.launched && !s.exited)
+			session_wait_child(&s);
+		return fail;
+	}
+
+	/* The target runs freely from here on. */
+	if (!o.debuginfod)
+		unsetenv("DEBUGINFOD_URLS");
+	sz = symbolizer_new(&sp.maps);
+	profile_build(&prof, &sp.stacks, sz);
+	ri.pid = s.pid;
+	ri.comm = s.comm;
+	ri.frequency = o.frequency;
+	ri.threads_seen = s.threads_seen;
+	ri.lost = s.lost;
+	ri.verbose = o.verbose;
+	ret = report_write(out, &ri, &prof, &sp.stats, &sp.maps);
+	if (ret == 0 && out != stdout && fclose(out) == EOF)
+		ret = -errno;
+	if (ret < 0)
+		error_msg("cannot write the report to %s: %s", o.output ? o.output : "standard output",
+			  strerror(-ret));
+	profile_release(&prof);
+	symbolizer_free(sz);
+	sampler_release(&sp);
+
+	if (s.launched) {
+		int st = s.exited ? s.exit_status : session_wait_child(&s);
+
+		code = s.exited ? command_status(st) : 125;
+		if (ret < 0 && code == 0)
+			code = 125;
+	} else {
+		code = ret < 0 ? 1 : 0;
+	}
+	session_release(&s);
+	return code;
+}

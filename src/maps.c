@@ -1,0 +1,387 @@
+/* maps.c - see maps.h. */
+#define _GNU_SOURCE
+#include "maps.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#define DW_EH_PE_udata4 0x03
+#define DW_EH_PE_sdata4 0x0b
+#define DW_EH_PE_pcrel 0x10
+#define DW_EH_PE_datarel 0x30
+
+int module_read(const struct module *mod, uint64_t vaddr, void *buf, size_t n)
+{
+	unsigned i;
+
+	if (!mod->phdr)
+		return -1;
+	for (i = 0; i < mod->phnum; i++) {
+		const Elf64_Phdr *ph = &mod->phdr[i];
+		uint64_t off;
+
+		if (ph->p_type != PT_LOAD || vaddr < ph->p_vaddr ||
+		    vaddr - ph->p_vaddr > ph->p_filesz || n > ph->p_filesz - (vaddr - ph->p_vaddr))
+			continue;
+		off = ph->p_offset + (vaddr - ph->p_vaddr);
+		if (off > mod->image_size || n > mod->image_size - off)
+			return -1;
+		memcpy(buf, mod->image + off, n);
+		return 0;
+	}
+	return -1;
+}
+
+/* Check the ELF header and find the program headers and unwind table.
+ * Anything malformed leaves mod->phdr NULL: the module is then shown as
+ * module+offset and not unwound through, never trusted. */
+static void module_parse_elf(struct module *mod)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)mod->image;
+	unsigned char hdr[12];
+	unsigned i;
+
+	if (mod->image_size < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != ELFDATA2LSB ||
+	    eh->e_machine != EM_X86_64 || eh->e_phentsize != sizeof(Elf64_Phdr) ||
+	    eh->e_phoff > mod->image_size ||
+	    (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) > mod->image_size - eh->e_phoff)
+		return;
+	mod->phdr = (const Elf64_Phdr *)(mod->image + eh->e_phoff);
+	mod->phnum = eh->e_phnum;
+	mod->e_type = eh->e_type;
+	mod->vaddr_lo = UINT64_MAX;
+	mod->vaddr_hi = 0;
+	for (i = 0; i < mod->phnum; i++) {
+		const Elf64_Phdr *ph = &mod->phdr[i];
+
+		if (ph->p_type == PT_LOAD) {
+			if (ph->p_vaddr < mod->vaddr_lo)
+				mod->vaddr_lo = ph->p_vaddr;
+			if (ph->p_vaddr + ph->p_memsz > mod->vaddr_hi)
+				mod->vaddr_hi = ph->p_vaddr + ph->p_memsz;
+		} else if (ph->p_type == PT_GNU_EH_FRAME) {
+			mod->hdr_vaddr = ph->p_vaddr;
+		}
+	}
+	if (mod->vaddr_lo == UINT64_MAX) {
+		mod->phdr = NULL;
+		return;
+	}
+	/* .eh_frame_hdr: version 1, then the encodings of eh_frame_ptr,
+	 * fde_count and the table.  libunwind's remote table search reads the
+	 * table as pairs of datarel sdata4, which is what GNU ld and gold write. */
+	if (!mod->hdr_vaddr || module_read(mod, mod->hdr_vaddr, hdr, sizeof(hdr)) < 0)
+		return;
+	if (hdr[0] != 1 || (hdr[1] & 0x0f) != DW_EH_PE_sdata4 ||
+	    hdr[2] != DW_EH_PE_udata4 || hdr[3] != (DW_EH_PE_datarel | DW_EH_PE_sdata4))
+		return;
+	{
+		uint32_t count;
+
+		memcpy(&count, hdr + 8, 4);
+		mod->fde_count = count;
+		mod->has_table = count > 0;
+	}
+}
+
+static int map_fd(struct module *mod, int fd)
+{
+	struct stat st;
+	void *p;
+
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0)
+		return -EINVAL;
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	mod->fd = fd;
+	mod->image = p;
+	mod->image_size = (size_t)st.st_size;
+	module_parse_elf(mod);
+	return 0;
+}
+
+/* Copy the vdso out of the target once.  It is an ELF image in memory only;
+ * in a memfd it can be mapped and handed to libdwfl like a file. */
+static int open_vdso(struct maps *m, struct module *mod, uint64_t start, uint64_t end)
+{
+	size_t len = (size_t)(end - start);
+	char *buf = xmalloc(len);
+	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)start, len };
+	int fd = -1;
+
+	if (process_vm_readv(m->pid, &local, 1, &remote, 1, 0) != (ssize_t)len)
+		goto fail;
+	fd = memfd_create("ctprof-vdso", MFD_CLOEXEC);
+	if (fd < 0 || write(fd, buf, len) != (ssize_t)len || map_fd(mod, fd) < 0)
+		goto fail;
+	free(buf);
+	return 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return -EIO;
+}
+
+int module_open(struct maps *m, struct module *mod)
+{
+	char path[96];
+	size_t i;
+	int fd;
+
+	if (mod->opened)
+		return mod->fd >= 0 ? 0 : -ENOENT;
+	mod->opened = true;
+	if (!strcmp(mod->path, "[vdso]")) {
+		for (i = 0; i < m->nmap; i++)
+			if (maps_module(m, m->map[i].module) == mod)
+				return open_vdso(m, mod, m->map[i].start, m->map[i].end);
+		return -ENOENT;
+	}
+	/* The file as named, if it is still the one mapped (same inode). */
+	fd = open(mod->path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		struct stat st;
+
+		if (fstat(fd, &st) == 0 && st.st_ino == mod->ino && map_fd(mod, fd) == 0)
+			return 0;
+		close(fd);
+	}
+	/* Deleted or replaced since it was mapped: the kernel still holds the
+	 * mapped file, reachable through map_files (needs CAP_SYS_ADMIN or
+	 * CAP_CHECKPOINT_RESTORE). */
+	for (i = 0; i < m->nmap; i++) {
+		if (maps_module(m, m->map[i].module) != mod)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
+			 m->pid, m->map[i].start, m->map[i].end);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			if (map_fd(mod, fd) == 0)
+				return 0;
+			close(fd);
+		}
+		break;
+	}
+	mod->fd = -1;
+	return -ENOENT;
+}
+
+static uint32_t module_intern(struct maps *m, const char *path, unsigned long ino)
+{
+	struct module *mod;
+	const char *slash;
+	size_t i;
+
+	for (i = 1; i < m->nmodules; i++)
+		if (m->modules[i]->ino == ino && !strcmp(m->modules[i]->path, path))
+			return (uint32_t)i;
+	BUG_ON(m->nmodules >= 0xffff);
+	GROW(m->modules, m->modcap, m->nmodules + 1);
+	mod = xcalloc(1, sizeof(*mod));
+	mod->path = xstrdup(path);
+	slash = strrchr(mod->path, '/');
+	mod->name = slash ? slash + 1 : mod->path;
+	mod->ino = ino;
+	mod->fd = -1;
+	m->modules[m->nmodules] = mod;
+	return (uint32_t)m->nmodules++;
+}
+
+/* Load bias of a mapping of MOD that starts at START with file offset PGOFF:
+ * the segment holding that offset is loaded at bias + p_vaddr. */
+static uint64_t mapping_bias(const struct module *mod, uint64_t start, uint64_t pgoff)
+{
+	unsigned i;
+
+	if (mod && mod->phdr) {
+		for (i = 0; i < mod->phnum; i++) {
+			const Elf64_Phdr *ph = &mod->phdr[i];
+			uint64_t lo = ph->p_offset & ~(uint64_t)(ph->p_align > 1 ? ph->p_align - 1 : 0);
+
+			if (ph->p_type == PT_LOAD && pgoff >= lo && pgoff < ph->p_offset + ph->p_filesz)
+				return start - pgoff - ph->p_vaddr + ph->p_offset;
+		}
+	}
+	return start - pgoff;
+}
+
+static bool same_mapping(const struct mapping *a, const struct mapping *b)
+{
+	return a->start == b->start && a->end == b->end && a->module == b->module && a->bias == b->bias;
+}
+
+int maps_refresh(struct maps *m)
+{
+	struct mapping *old = m->map;
+	size_t nold = m->nmap, i, j;
+	char path[64], *buf, *line, *next;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", m->pid);
+	buf = read_file(path, NULL);
+	if (!buf)
+		return -errno;
+	m->map = NULL;
+	m->nmap = m->mapcap = 0;
+	m->refreshed_epoch = m->epoch;
+	m->refreshes++;
+
+	for (line = buf; *line; line = next) {
+		unsigned long long start, end, pgoff, ino;
+		char perms[8];
+		int name_at = 0;
+		struct mapping *mp;
+		char *name;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		else
+			next = line + strlen(line);
+		if (sscanf(line, "%llx-%llx %7s %llx %*x:%*x %llu %n",
+			   &start, &end, perms, &pgoff, &ino, &name_at) < 5)
+			continue;
+		name = name_at ? line + name_at : (char *)"";
+		GROW(m->map, m->mapcap, m->nmap + 1);
+		mp = &m->map[m->nmap++];
+		mp->start = start;
+		mp->end = end;
+		mp->exec = perms[2] == 'x';
+		mp->module = 0;
+		mp->bias = 0;
+		if (!strcmp(name, "[vdso]")) {
+			mp->module = module_intern(m, name, 0);
+		} else if (name[0] == '/') {
+			size_t len = strlen(name);
+
+			/* The kernel appends " (deleted)" to a file removed since. */
+			if (len > 10 && !strcmp(name + len - 10, " (deleted)"))
+				name[len - 10] = '\0';
+			mp->module = module_intern(m, name, (unsigned long)ino);
+		}
+		if (mp->module) {
+			struct module *mod = m->modules[mp->module];
+
+			if (mp->exec)
+				mod->exec = true;
+			/* The file offset for now; the bias once the file is open. */
+			mp->bias = pgoff;
+		}
+	}
+	free(buf);
+
+	/* Open the files of modules with code (an executable mapping) now,
+	 * while the target runs and its files are surely still there, then
+	 * compute every mapping's load bias from the program headers. */
+	for (i = 0; i < m->nmap; i++) {
+		struct mapping *mp = &m->map[i];
+		struct module *mod = maps_module(m, mp->module);
+		uint64_t pgoff = mp->bias;
+
+		if (!mod)
+			continue;
+		if (mod->exec && !mod->opened)
+			module_open(m, mod);
+		mp->bias = mapping_bias(mod, mp->start, pgoff);
+	}
+
+	/* Code that was unmapped (dlclose) may come back at the same address
+	 * as other code: tell the unwinder to forget what it cached. */
+	for (i = 0, j = 0; i < nold; i++) {
+		if (!old[i].module || !old[i].exec)
+			continue;
+		while (j < m->nmap && m->map[j].start < old[i].start)
+			j++;
+		if (j >= m->nmap || !same_mapping(&old[i], &m->map[j])) {
+			m->layout_changed = true;
+			break;
+		}
+	}
+	free(old);
+	return 0;
+}
+
+int maps_init(struct maps *m, pid_t pid)
+{
+	memset(m, 0, sizeof(*m));
+	m->pid = pid;
+	GROW(m->modules, m->modcap, 1);
+	m->modules[0] = xcalloc(1, sizeof(struct module));
+	m->modules[0]->path = xstrdup("[anon]");
+	m->modules[0]->name = m->modules[0]->path;
+	m->modules[0]->fd = -1;
+	m->nmodules = 1;
+	return maps_refresh(m);
+}
+
+int maps_exec(struct maps *m)
+{
+	m->nmap = 0;
+	m->layout_changed = true;
+	return maps_refresh(m);
+}
+
+void maps_release(struct maps *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->nmodules; i++) {
+		struct module *mod = m->modules[i];
+
+		if (mod->image)
+			munmap((void *)mod->image, mod->image_size);
+		if (mod->fd >= 0)
+			close(mod->fd);
+		free(mod->path);
+		free(mod);
+	}
+	free(m->modules);
+	free(m->map);
+	memset(m, 0, sizeof(*m));
+}
+
+const struct mapping *maps_find(const struct maps *m, uint64_t addr)
+{
+	size_t lo = 0, hi = m->nmap;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (addr < m->map[mid].start)
+			hi = mid;
+		else if (addr >= m->map[mid].end)
+			lo = mid + 1;
+		else
+			return &m->map[mid];
+	}
+	return NULL;
+}
+
+const struct mapping *maps_find_refresh(struct maps *m, uint64_t addr)
+{
+	const struct mapping *mp = maps_find(m, addr);
+
+	if (!mp && m->refreshed_epoch != m->epoch && maps_refresh(m) == 0)
+		mp = maps_find(m, addr);
+	return mp;
+}
+
+uint64_t maps_frame_key(struct maps *m, uint64_t addr)
+{
+	const struct mapping *mp = maps_find_refresh(m, addr);
+
+	if (!mp || !mp->module)
+		return frame_key(0, addr);
+	return frame_key(mp->module, addr - mp->bias);
+}

@@ -1,0 +1,101 @@
+/* maps.h - the target's address space: modules (ELF files) and mappings.
+ *
+ * A module is one ELF file as the target maps it, identified by path and
+ * inode, opened and mapped read-only by ctprof once and kept until the end,
+ * so that code and unwind tables can be read without touching the target and
+ * a library that was unloaded, or a target that has exited, can still be
+ * symbolized.  The vdso is copied once from the target into a memfd and is
+ * then a module like any other.
+ *
+ * A frame is stored as a frame key: the module id and the ELF virtual
+ * address inside it (runtime address minus the load bias), so keys stay
+ * valid when a library is unloaded, reloaded elsewhere, or the process execs.
+ * Module id 0 means "no file": the key then holds the runtime address.
+ */
+#ifndef CTPROF_MAPS_H
+#define CTPROF_MAPS_H
+
+#include <elf.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct module {
+	char *path;                     /* as /proc/PID/maps names it, "[vdso]" */
+	const char *name;               /* basename of path, inside path */
+	unsigned long ino;
+	bool exec;                      /* has an executable mapping */
+	bool opened;                    /* open attempted (ok or not) */
+	int fd;                         /* read-only fd, -1 if unavailable */
+	const unsigned char *image;     /* the whole file, mapped read-only */
+	size_t image_size;
+	const Elf64_Phdr *phdr;         /* inside image; NULL if not a usable ELF */
+	unsigned phnum;
+	uint16_t e_type;                /* ET_EXEC or ET_DYN */
+	uint64_t vaddr_lo, vaddr_hi;    /* extent of the PT_LOAD segments */
+	bool has_table;                 /* .eh_frame_hdr with a binary search table */
+	uint64_t hdr_vaddr;             /* ELF address of .eh_frame_hdr */
+	uint64_t fde_count;
+	void *sym;                      /* symbolizer state, owned by symbolize.c */
+};
+
+struct mapping {
+	uint64_t start, end;            /* runtime addresses [start, end) */
+	uint64_t bias;                  /* runtime address - ELF vaddr */
+	uint32_t module;                /* 0: anonymous memory */
+	bool exec;
+};
+
+struct maps {
+	pid_t pid;
+	struct module **modules;        /* [0] is the "no module" placeholder;
+	                                 * each module lives until maps_release */
+	size_t nmodules, modcap;
+	struct mapping *map;            /* sorted by start */
+	size_t nmap, mapcap;
+	unsigned long epoch;            /* bumped by the caller once per tick */
+	unsigned long refreshed_epoch;  /* epoch of the last reread */
+	bool layout_changed;            /* code was unmapped since last cleared */
+	unsigned long refreshes;
+};
+
+#define FRAME_KEY_BITS 48
+#define FRAME_KEY_MASK ((1ULL << FRAME_KEY_BITS) - 1)
+static inline uint64_t frame_key(uint32_t module, uint64_t off)
+{
+	return ((uint64_t)module << FRAME_KEY_BITS) | (off & FRAME_KEY_MASK);
+}
+static inline uint32_t frame_key_module(uint64_t key) { return (uint32_t)(key >> FRAME_KEY_BITS); }
+static inline uint64_t frame_key_offset(uint64_t key) { return key & FRAME_KEY_MASK; }
+
+/* Set up for process PID and read its maps.  0 or -errno. */
+int maps_init(struct maps *m, pid_t pid);
+/* Reread /proc/PID/maps.  Modules are kept; mappings are replaced.  0 or -errno. */
+int maps_refresh(struct maps *m);
+/* The process has exec'd: drop every mapping and reread. */
+int maps_exec(struct maps *m);
+/* Close every module and free everything. */
+void maps_release(struct maps *m);
+
+/* The mapping holding ADDR, or NULL.  Valid until the next refresh. */
+const struct mapping *maps_find(const struct maps *m, uint64_t addr);
+/* Like maps_find, but on a miss reread the maps, at most once per epoch, for
+ * code loaded since the last read (dlopen). */
+const struct mapping *maps_find_refresh(struct maps *m, uint64_t addr);
+
+/* The frame key of runtime address ADDR. */
+uint64_t maps_frame_key(struct maps *m, uint64_t addr);
+
+/* Open and map the module's file if not done yet.  0 or -errno. */
+int module_open(struct maps *m, struct module *mod);
+/* Copy N bytes at ELF address VADDR from the module's file image.
+ * 0, or -1 if they are not all in the file part of one PT_LOAD segment. */
+int module_read(const struct module *mod, uint64_t vaddr, void *buf, size_t n);
+
+static inline struct module *maps_module(const struct maps *m, uint32_t id)
+{
+	return id && id < m->nmodules ? m->modules[id] : NULL;
+}
+
+#endif

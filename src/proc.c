@@ -1,0 +1,169 @@
+/* proc.c - see proc.h. */
+#include "proc.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int proc_stat_parse(const char *buf, struct proc_stat *st)
+{
+	const char *open = strchr(buf, '(');
+	const char *close = strrchr(buf, ')');
+	unsigned long flags;
+	long num_threads;
+	int processor, n;
+	size_t len;
+	char state;
+
+	if (!open || !close || close < open)
+		return -EINVAL;
+	len = (size_t)(close - open - 1);
+	if (len >= sizeof(st->comm))
+		len = sizeof(st->comm) - 1;
+	memcpy(st->comm, open + 1, len);
+	st->comm[len] = '\0';
+
+	/* After the comm: state(3) ppid pgrp session tty_nr tpgid flags(9) minflt
+	 * cminflt majflt cmajflt utime stime cutime cstime priority nice
+	 * num_threads(20) itrealvalue starttime vsize rss rsslim startcode
+	 * endcode startstack kstkesp kstkeip signal blocked sigignore sigcatch
+	 * wchan nswap cnswap exit_signal processor(39). */
+	n = sscanf(close + 1,
+		   " %c %*d %*d %*d %*d %*d %lu %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %ld"
+		   " %*d %*u %*u %*d %*u %*u %*u %*u %*u %*u %*u %*u %*u %*u %*u %*u %*u %*d %d",
+		   &state, &flags, &num_threads, &processor);
+	if (n < 1)
+		return -EINVAL;
+	st->state = state;
+	st->flags = n >= 2 ? flags : 0;
+	st->num_threads = n >= 3 ? num_threads : 0;
+	st->processor = n >= 4 ? processor : -1;
+	return 0;
+}
+
+int proc_read_stat(pid_t pid, pid_t tid, struct proc_stat *st)
+{
+	char path[64], *buf;
+	int ret;
+
+	if (tid)
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+	else
+		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	buf = read_file(path, NULL);
+	if (!buf)
+		return -errno;
+	ret = proc_stat_parse(buf, st);
+	free(buf);
+	return ret;
+}
+
+int proc_open_task_stat(pid_t pid, pid_t tid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+char proc_state(int fd)
+{
+	char buf[512];
+	ssize_t n;
+	char *p;
+
+	if (fd < 0)
+		return 0;
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* The comm is at most 16 bytes, so the last ')' is in the first 512. */
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ' || !p[2])
+		return 0;
+	return p[2];
+}
+
+int proc_status_long(pid_t pid, const char *field, long *out)
+{
+	char path[64], *buf, *line;
+	size_t flen = strlen(field);
+	int ret = -ENOENT;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	buf = read_file(path, NULL);
+	if (!buf)
+		return -errno;
+	for (line = buf; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		if (!strncmp(line, field, flen) && line[flen] == ':') {
+			*out = strtol(line + flen + 1, NULL, 10);
+			ret = 0;
+			break;
+		}
+	}
+	free(buf);
+	return ret;
+}
+
+void proc_comm(pid_t pid, char *buf, size_t n)
+{
+	char path[64], *s, *nl;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	s = read_file(path, NULL);
+	if (!s) {
+		snprintf(buf, n, "?");
+		return;
+	}
+	nl = strchr(s, '\n');
+	if (nl)
+		*nl = '\0';
+	snprintf(buf, n, "%s", s);
+	free(s);
+}
+
+int proc_tasks(pid_t pid, pid_t **tids)
+{
+	char path[64];
+	struct dirent *de;
+	size_t n = 0, cap = 0;
+	pid_t *v = NULL;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		long t = strtol(de->d_name, NULL, 10);
+
+		if (t <= 0)
+			continue;
+		GROW(v, cap, n + 1);
+		v[n++] = (pid_t)t;
+	}
+	closedir(d);
+	*tids = v;
+	return (int)n;
+}
+
+bool proc_self_has_cap(int cap)
+{
+	char *buf = read_file("/proc/self/status", NULL);
+	unsigned long long eff = 0;
+	char *p;
+
+	if (!buf)
+		return false;
+	p = strstr(buf, "\nCapEff:");
+	if (p)
+		eff = strtoull(p + 8, NULL, 16);
+	free(buf);
+	return (eff >> cap) & 1;
+}

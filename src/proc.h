@@ -1,0 +1,45 @@
+/* proc.h - small readers of /proc/PID files.  Nothing here stops a thread. */
+#ifndef CTPROF_PROC_H
+#define CTPROF_PROC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct proc_stat {
+	char state;             /* R, S, D, T, t, Z, X, ... */
+	char comm[64];
+	unsigned long flags;    /* PF_* flags of the task */
+	long num_threads;
+	int processor;          /* CPU it last ran on */
+};
+
+/* Parse the text of /proc/PID[/task/TID]/stat.  The comm may hold spaces and
+ * parentheses, so fields are found after the LAST ')'.  Returns 0 or -EINVAL. */
+int proc_stat_parse(const char *buf, struct proc_stat *st);
+
+/* Read /proc/PID/task/TID/stat (tid 0: /proc/PID/stat).  0 or -errno. */
+int proc_read_stat(pid_t pid, pid_t tid, struct proc_stat *st);
+
+/* Open /proc/PID/task/TID/stat for repeated proc_state() calls; -1 on error. */
+int proc_open_task_stat(pid_t pid, pid_t tid);
+
+/* The state letter of a thread from its kept-open stat fd (one pread, no
+ * allocation), or 0 if the thread is gone. */
+char proc_state(int stat_fd);
+
+/* Read an integer field ("TracerPid", "Uid", ...) of /proc/PID/status.
+ * For "Uid"/"Gid" the first (real) id is returned.  0 or -errno. */
+int proc_status_long(pid_t pid, const char *field, long *out);
+
+/* /proc/PID/comm into buf (without the newline); "?" if unreadable. */
+void proc_comm(pid_t pid, char *buf, size_t n);
+
+/* The thread ids of PID, as a malloc'd array owned by the caller.
+ * Returns the count, or -errno. */
+int proc_tasks(pid_t pid, pid_t **tids);
+
+/* True if this process has capability CAP in its effective set. */
+bool proc_self_has_cap(int cap);
+
+#endif

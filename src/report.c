@@ -1,0 +1,92 @@
+/* report.c - see report.h. */
+#include "report.h"
+#include "util.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+static long long to_ms(uint64_t samples, unsigned hz)
+{
+	return (long long)((samples * 1000 + hz / 2) / hz);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+static const char *plural(uint64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+static void lost_line(FILE *f, const struct report_info *ri, const struct sampler_stats *st)
+{
+	if (!st->missed && !ri->lost && !st->unwind_failed && !st->unwind_truncated) {
+		fprintf(f, "no ticks missed, no samples lost, no unwind failed or truncated\n");
+		return;
+	}
+	fprintf(f, "lost: %" PRIu64 " %s missed, %lu %s lost, %" PRIu64 " %s failed, %" PRIu64 " truncated",
+		st->missed, plural(st->missed, "tick", "ticks"),
+		ri->lost, plural(ri->lost, "sample", "samples"),
+		st->unwind_failed, plural(st->unwind_failed, "unwind", "unwinds"),
+		st->unwind_truncated);
+	if (st->unwind_truncated)
+		fprintf(f, " (see --stack-size and --max-frames)");
+	fputc('\n', f);
+}
+
+int report_write(FILE *f, const struct report_info *ri, const struct profile *p,
+		 const struct sampler_stats *st, const struct maps *maps)
+{
+	size_t i;
+
+	fprintf(f, "total: %" PRIu64 " %s, %.2f s of CPU at %u Hz, %zu %s, pid %d (%s)\n",
+		p->total, plural(p->total, "sample", "samples"),
+		(double)p->total / ri->frequency, ri->frequency,
+		ri->threads_seen, plural(ri->threads_seen, "thread", "threads"), ri->pid, ri->comm);
+	fprintf(f, "on-CPU profile over %.2f s; percentages are of all %" PRIu64 " samples\n",
+		(double)st->wall_ns / 1e9, p->total);
+	if (p->n)
+		fprintf(f, "%9s %7s %8s %7s  %-24s  %-14s %s\n",
+			"self", "self%", "cum", "cum%", "function", "location", "module");
+	for (i = 0; i < p->n; i++) {
+		const struct func *fn = &p->funcs[i];
+		const struct module *mod = maps_module(maps, fn->module);
+		double total = p->total ? (double)p->total : 1;
+		char loc[256];
+
+		if (fn->file && fn->line)
+			snprintf(loc, sizeof(loc), "%s:%d", base_name(fn->file), fn->line);
+		else if (fn->file)
+			snprintf(loc, sizeof(loc), "%s", base_name(fn->file));
+		else
+			snprintf(loc, sizeof(loc), "?");
+		fprintf(f, "%7lldms %6.1f%% %7lldms %6.1f%%  %-24s  %-14s [%s]\n",
+			to_ms(fn->self, ri->frequency), 100.0 * (double)fn->self / total,
+			to_ms(fn->cum, ri->frequency), 100.0 * (double)fn->cum / total,
+			fn->name, loc, mod ? mod->name : "anon");
+	}
+	lost_line(f, ri, st);
+
+	if (ri->verbose) {
+		uint64_t ns = st->samples ? st->samples : 1;
+
+		fprintf(f, "profiler: %" PRIu64 " ticks, %" PRIu64 " samples, %zu threads seen, %" PRIu64 " ticks missed\n",
+			st->ticks, st->samples, ri->threads_seen, st->missed);
+		fprintf(f, "profiler: target stopped per sample: mean %.1f us, p99 %.1f us\n",
+			(double)st->stall_ns / 1e3 / (double)ns, sampler_stall_percentile(st, 99));
+		fprintf(f, "profiler: unwind: mean %.1f us per sample, mean %.1f frames; %" PRIu64 " complete, %" PRIu64 " truncated, %" PRIu64 " failed\n",
+			(double)st->unwind_ns / 1e3 / (double)ns, (double)st->frames / (double)ns,
+			st->unwind_complete, st->unwind_truncated, st->unwind_failed);
+		fprintf(f, "profiler: priority: %s; maps read %lu times, %zu modules\n",
+			st->realtime ? "SCHED_FIFO" : "normal (no real-time priority: samples may come late on a busy machine)",
+			maps->refreshes, maps->nmodules - 1);
+	}
+	if (fflush(f) == EOF || ferror(f))
+		return -(errno ? errno : EIO);
+	return 0;
+}

@@ -1,0 +1,62 @@
+/* sampler.h - the timerfd tick: choose the running threads, stop each one
+ * just long enough to capture its registers and stack, resume it, then
+ * unwind the captures and count the stacks.
+ */
+#ifndef CTPROF_SAMPLER_H
+#define CTPROF_SAMPLER_H
+
+#include "capture.h"
+#include "maps.h"
+#include "session.h"
+#include "stacks.h"
+#include "unwind.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define STALL_BUCKETS 10000     /* 1 us each; the last one is "or more" */
+
+struct sampler_stats {
+	uint64_t ticks;                 /* timer expirations */
+	uint64_t missed;                /* expirations that came too late to use */
+	uint64_t samples;               /* captures taken */
+	uint64_t unwind_complete, unwind_truncated, unwind_failed;
+	uint64_t frames;                /* sum of frames over samples */
+	uint64_t unwind_ns;             /* time spent unwinding */
+	uint64_t stall_ns;              /* sum of target stop time */
+	uint32_t stall_hist[STALL_BUCKETS];
+	uint64_t wall_ns;               /* from start to end of sampling */
+	bool realtime;                  /* ran with SCHED_FIFO */
+};
+
+struct sampler {
+	struct session *session;
+	struct maps maps;
+	const struct unwinder_ops *unwinder;
+	void *unwind_state;
+	struct stacks stacks;
+	struct sampler_stats stats;
+	unsigned frequency;
+	double duration;
+	size_t stack_size;
+	unsigned max_frames;
+
+	struct capture *caps;           /* this tick's captures */
+	size_t ncaps, capcap;
+	uint64_t *pcs;                  /* max_frames scratch */
+};
+
+/* Set up for the session's process, which must be attached.  0 or -errno. */
+int sampler_init(struct sampler *sp, struct session *s, unsigned frequency, double duration,
+		 size_t stack_size, unsigned max_frames);
+
+/* Sample until the duration is over, the target exits, or a signal asks
+ * to stop.  Leaves the threads seized: the caller detaches.  0 or -errno. */
+int sampler_run(struct sampler *sp);
+
+/* Stall percentile P (0..100) in microseconds. */
+double sampler_stall_percentile(const struct sampler_stats *st, double p);
+
+void sampler_release(struct sampler *sp);
+
+#endif

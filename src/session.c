@@ -1,0 +1,670 @@
+/* session.c - see session.h.
+ *
+ * ptrace facts this file relies on (ptrace(2), kernel/signal.c):
+ * - PTRACE_SEIZE, not ATTACH: no SIGSTOP is sent, and PTRACE_INTERRUPT and
+ *   PTRACE_LISTEN become available.  PTRACE_TRACEME cannot be used in launch
+ *   mode (PTRACE_INTERRUPT then fails with EIO), so the child waits on a pipe
+ *   until the parent has seized it, then execs.
+ * - status>>16 == PTRACE_EVENT_STOP: with SIGTRAP an interrupt stop or a new
+ *   thread's first stop (resume with PTRACE_CONT); with SIGSTOP, SIGTSTP,
+ *   SIGTTIN or SIGTTOU a group-stop (resume with PTRACE_LISTEN: CONT would
+ *   run a process that someone stopped).
+ * - status>>16 == 0: signal-delivery stop; PTRACE_CONT with the signal
+ *   delivers it, with 0 it would be lost.
+ * - After PTRACE_INTERRUPT the thread's next stop may be another one (a
+ *   signal, a clone or exit event): it is taken as the sample stop, and the
+ *   interrupt stop that may follow later is simply resumed.
+ * - With PTRACE_O_TRACEEXIT even a SIGKILLed thread stops at
+ *   PTRACE_EVENT_EXIT until resumed.
+ * - ctprof never sets PTRACE_O_EXITKILL: if ctprof dies, the kernel detaches
+ *   its tracees and they run on.
+ */
+#define _GNU_SOURCE
+#include "session.h"
+#include "proc.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SEIZE_OPTIONS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT)
+#define PF_KTHREAD 0x00200000
+
+static struct thread *thread_find(struct session *s, pid_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < s->nthreads; i++)
+		if (s->threads[i].tid == tid)
+			return &s->threads[i];
+	return NULL;
+}
+
+static struct thread *thread_add(struct session *s, pid_t tid)
+{
+	struct thread *t = thread_find(s, tid);
+
+	if (t)
+		return t;
+	GROW(s->threads, s->cap, s->nthreads + 1);
+	t = &s->threads[s->nthreads++];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	t->stat_fd = proc_open_task_stat(s->pid, tid);
+	s->threads_seen++;
+	return t;
+}
+
+/* Forget T; pointers to other threads stay valid only until the next add. */
+static void thread_remove(struct session *s, struct thread *t)
+{
+	if (t->sample_wanted) {
+		s->waiting--;
+		s->lost++;
+	}
+	if (t->stat_fd >= 0)
+		close(t->stat_fd);
+	*t = s->threads[--s->nthreads];
+}
+
+static bool in_thread_group(struct session *s, pid_t tid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d", s->pid, tid);
+	return access(path, F_OK) == 0;
+}
+
+int session_init(struct session *s)
+{
+	sigset_t set;
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	s->sigfd = -1;
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGQUIT);
+	err = pthread_sigmask(SIG_BLOCK, &set, &s->old_mask);
+	if (err)
+		return -err;
+	s->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	return s->sigfd < 0 ? -errno : 0;
+}
+
+/* ---- stops ---- */
+
+static void resume(struct session *s, struct thread *t, int sig)
+{
+	if (ptrace(PTRACE_CONT, t->tid, 0, (void *)(long)sig) < 0 && errno != ESRCH)
+		verbose_msg("PTRACE_CONT %d: %s", t->tid, strerror(errno));
+	t->listening = false;
+}
+
+/* T stopped where its user registers are valid: if a sample was asked for,
+ * capture it now, before the resume that follows. */
+static struct capture *take_sample(struct session *s, struct thread *t)
+{
+	if (!t->sample_wanted)
+		return NULL;
+	t->sample_wanted = false;
+	s->waiting--;
+	return s->on_sample ? s->on_sample(s->sample_arg, t) : NULL;
+}
+
+static void drop_sample(struct session *s, struct thread *t)
+{
+	if (t->sample_wanted) {
+		t->sample_wanted = false;
+		s->waiting--;
+		s->lost++;
+	}
+}
+
+static void finish_sample(struct capture *c, struct thread *t)
+{
+	if (c)
+		c->stall_ns = now_ns() - t->interrupt_ns;
+}
+
+static void handle_exec(struct session *s, struct thread *t)
+{
+	size_t i;
+
+	/* Every other thread is gone; the exec'ing one now has the leader's
+	 * tid (ptrace(2), "execve(2) under ptrace"). */
+	for (i = s->nthreads; i-- > 0;)
+		if (s->threads[i].tid != s->pid)
+			thread_remove(s, &s->threads[i]);
+	t = thread_find(s, s->pid);
+	if (t && t->stat_fd >= 0) {
+		close(t->stat_fd);
+		t->stat_fd = proc_open_task_stat(s->pid, s->pid);
+	}
+	proc_comm(s->pid, s->comm, sizeof(s->comm));
+	s->exec_seen = true;
+}
+
+/* While detaching: whatever stop it is, let go, delivering its signal. */
+static void detach_stopped(struct session *s, pid_t tid, int status)
+{
+	int sig = 0;
+	struct thread *t;
+
+	if ((status >> 16) == 0)
+		sig = WSTOPSIG(status);
+	if (ptrace(PTRACE_DETACH, tid, 0, (void *)(long)sig) < 0 && errno != ESRCH)
+		verbose_msg("PTRACE_DETACH %d: %s", tid, strerror(errno));
+	t = thread_find(s, tid);
+	if (t)
+		thread_remove(s, t);
+}
+
+static void handle_status(struct session *s, pid_t tid, int status)
+{
+	struct thread *t = thread_find(s, tid);
+	int event = status >> 16, sig;
+	struct capture *c;
+
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		if (t)
+			thread_remove(s, t);
+		if (tid == s->pid) {
+			s->exited = true;
+			s->exit_status = status;
+		}
+		return;
+	}
+	if (!WIFSTOPPED(status))
+		return;
+	if (s->detaching) {
+		detach_stopped(s, tid, status);
+		return;
+	}
+	if (!t) {
+		/* A new thread may report its first stop before its creator
+		 * reports the clone event.  A clone that made a new process
+		 * (not a thread) is traced too; it is not ours to profile. */
+		if (!in_thread_group(s, tid)) {
+			ptrace(PTRACE_DETACH, tid, 0, 0);
+			return;
+		}
+		t = thread_add(s, tid);
+	}
+
+	sig = WSTOPSIG(status);
+	switch (event) {
+	case 0:
+		/* Signal-delivery stop: sample if asked, deliver the signal. */
+		c = take_sample(s, t);
+		resume(s, t, sig);
+		finish_sample(c, t);
+		if (sig != SIGTRAP)
+			s->signals_forwarded++;
+		break;
+	case PTRACE_EVENT_STOP:
+		if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU) {
+			/* Group-stop: someone stopped the process.  Stay
+			 * stopped, but keep reporting (LISTEN), so SIGCONT
+			 * and our interrupts are seen. */
+			drop_sample(s, t);
+			if (ptrace(PTRACE_LISTEN, tid, 0, 0) == 0)
+				t->listening = true;
+			break;
+		}
+		c = take_sample(s, t);
+		resume(s, t, 0);
+		finish_sample(c, t);
+		break;
+	case PTRACE_EVENT_CLONE: {
+		unsigned long msg = 0;
+
+		if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) == 0 && in_thread_group(s, (pid_t)msg)) {
+			thread_add(s, (pid_t)msg);
+			t = thread_find(s, tid);
+		}
+		c = take_sample(s, t);
+		resume(s, t, 0);
+		finish_sample(c, t);
+		break;
+	}
+	case PTRACE_EVENT_EXEC:
+		drop_sample(s, t);
+		handle_exec(s, t);
+		t = thread_find(s, s->pid);
+		if (t)
+			resume(s, t, 0);
+		else
+			ptrace(PTRACE_CONT, s->pid, 0, 0);
+		break;
+	case PTRACE_EVENT_EXIT:
+		drop_sample(s, t);
+		t->exiting = true;
+		resume(s, t, 0);
+		break;
+	default:
+		drop_sample(s, t);
+		resume(s, t, 0);
+		break;
+	}
+}
+
+int session_reap(struct session *s)
+{
+	int n = 0, status;
+	pid_t tid;
+
+	while ((tid = waitpid(-1, &status, __WALL | WNOHANG)) > 0) {
+		handle_status(s, tid, status);
+		n++;
+	}
+	return n;
+}
+
+void session_read_signals(struct session *s)
+{
+	struct signalfd_siginfo si;
+
+	while (read(s->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		int sig = (int)si.ssi_signo;
+
+		if (sig == SIGCHLD)
+			continue;
+		if (s->launched) {
+			/* Like a shell waiting for its foreground job: Ctrl-C
+			 * and Ctrl-\ at the terminal reach the command from the
+			 * terminal itself.  A request to terminate ctprof is
+			 * passed on to the command, whose exit ends the run. */
+			if ((sig == SIGTERM || sig == SIGHUP) && !s->exited)
+				kill(s->pid, sig);
+			continue;
+		}
+		if (!s->stop_signal)
+			s->stop_signal = sig;
+	}
+}
+
+int session_interrupt(struct session *s, struct thread *t)
+{
+	if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) < 0)
+		return -1;
+	t->sample_wanted = true;
+	t->interrupt_ns = now_ns();
+	s->waiting++;
+	return 0;
+}
+
+/* Sleep until the signalfd has something (SIGCHLD) or DEADLINE. */
+static void wait_sigfd(struct session *s, uint64_t deadline)
+{
+	struct pollfd pfd = { .fd = s->sigfd, .events = POLLIN };
+	uint64_t now = now_ns();
+	struct timespec ts;
+
+	if (now >= deadline)
+		return;
+	ts.tv_sec = (time_t)((deadline - now) / 1000000000ULL);
+	ts.tv_nsec = (long)((deadline - now) % 1000000000ULL);
+	ppoll(&pfd, 1, &ts, NULL);
+}
+
+void session_wait_samples(struct session *s, uint64_t timeout_ns)
+{
+	uint64_t deadline = now_ns() + timeout_ns;
+	bool drained = false;
+	size_t i;
+
+	while (s->waiting) {
+		if (session_reap(s) > 0) {
+			drained = false;
+			continue;
+		}
+		/* A SIGCHLD read from the signalfd before the stop came would
+		 * keep ppoll waking at once: drain it, try once more, sleep. */
+		if (!drained) {
+			session_read_signals(s);
+			drained = true;
+			continue;
+		}
+		if (now_ns() >= deadline)
+			break;
+		wait_sigfd(s, deadline);
+		drained = false;
+	}
+	if (!s->waiting)
+		return;
+	/* The watchdog: a thread that does not stop (stuck in the kernel) is
+	 * given up for this tick; when its stop comes, it is just resumed. */
+	for (i = 0; i < s->nthreads; i++)
+		drop_sample(s, &s->threads[i]);
+}
+
+/* ---- attach ---- */
+
+static void explain_eperm(pid_t pid, const char *comm)
+{
+	long tracer = 0, uid = -1;
+	char *yama;
+	int scope = -1;
+	bool cap = proc_self_has_cap(CAP_SYS_PTRACE);
+
+	if (proc_status_long(pid, "TracerPid", &tracer) == 0 && tracer > 0) {
+		char tcomm[64];
+
+		proc_comm((pid_t)tracer, tcomm, sizeof(tcomm));
+		error_msg("cannot attach to pid %d (%s): it is already traced by pid %ld (%s); detach that tracer first",
+			  pid, comm, tracer, tcomm);
+		return;
+	}
+	yama = read_file("/proc/sys/kernel/yama/ptrace_scope", NULL);
+	if (yama) {
+		scope = atoi(yama);
+		free(yama);
+	}
+	if (scope == 3) {
+		error_msg("cannot attach to pid %d (%s): permission denied: kernel.yama.ptrace_scope is 3, which forbids attaching until reboot; start the program under ctprof instead (ctprof -- COMMAND)",
+			  pid, comm);
+		return;
+	}
+	if (scope == 2 && !cap) {
+		error_msg("cannot attach to pid %d (%s): permission denied: kernel.yama.ptrace_scope is 2, which lets only root (CAP_SYS_PTRACE) attach; run ctprof as root",
+			  pid, comm);
+		return;
+	}
+	proc_status_long(pid, "Uid", &uid);
+	if (!cap && uid >= 0 && (uid_t)uid != getuid()) {
+		error_msg("cannot attach to pid %d (%s): permission denied: it belongs to uid %ld and ctprof runs as uid %u without CAP_SYS_PTRACE; run ctprof as that user or as root",
+			  pid, comm, uid, (unsigned)getuid());
+		return;
+	}
+	if (scope == 1 && !cap) {
+		error_msg("cannot attach to pid %d (%s): permission denied: kernel.yama.ptrace_scope is 1, which lets only a parent trace its child; run ctprof as root, start the program under ctprof (ctprof -- COMMAND), or set kernel.yama.ptrace_scope to 0",
+			  pid, comm);
+		return;
+	}
+	error_msg("cannot attach to pid %d (%s): permission denied: the kernel refused to trace it (a setuid or non-dumpable program, or a security module); run ctprof as root",
+		  pid, comm);
+}
+
+/* Seize TID; a thread that exited meanwhile is not an error.  A thread
+ * already traced by us was seized through a clone event.  0, 1 if gone,
+ * or -1 after explaining a refusal. */
+static int seize_thread(struct session *s, pid_t tid)
+{
+	long tracer = 0;
+
+	if (thread_find(s, tid))
+		return 0;
+	if (ptrace(PTRACE_SEIZE, tid, 0, (void *)SEIZE_OPTIONS) == 0) {
+		thread_add(s, tid);
+		return 0;
+	}
+	if (errno == ESRCH)
+		return 1;
+	if (errno == EPERM && proc_status_long(tid, "TracerPid", &tracer) == 0 && tracer == getpid()) {
+		thread_add(s, tid);
+		return 0;
+	}
+	if (errno == EPERM)
+		explain_eperm(s->pid, s->comm);
+	else
+		error_msg("cannot attach to pid %d (%s): %s", s->pid, s->comm, strerror(errno));
+	return -1;
+}
+
+int session_attach(struct session *s, pid_t pid)
+{
+	struct proc_stat st;
+	long tgid = 0, tracer = 0;
+	pid_t *tids = NULL;
+	bool added;
+	int i, n, ret;
+
+	if (pid == getpid()) {
+		error_msg("pid %d is ctprof itself; give the pid of the program to profile", pid);
+		return -1;
+	}
+	ret = proc_read_stat(pid, 0, &st);
+	if (ret < 0) {
+		if (ret == -ENOENT || ret == -ESRCH)
+			error_msg("no process with pid %d (see ps or pgrep for the right one)", pid);
+		else
+			error_msg("cannot read /proc/%d: %s", pid, strerror(-ret));
+		return -1;
+	}
+	if (proc_status_long(pid, "Tgid", &tgid) == 0 && tgid > 0 && tgid != pid) {
+		error_msg("note: %d is a thread of process %ld; profiling the whole process", pid, tgid);
+		pid = (pid_t)tgid;
+		if (pid == getpid()) {
+			error_msg("pid %d is ctprof itself; give the pid of the program to profile", pid);
+			return -1;
+		}
+		if (proc_read_stat(pid, 0, &st) < 0) {
+			error_msg("no process with pid %d (see ps or pgrep for the right one)", pid);
+			return -1;
+		}
+	}
+	s->pid = pid;
+	proc_comm(pid, s->comm, sizeof(s->comm));
+	if (st.flags & PF_KTHREAD) {
+		error_msg("pid %d (%s) is a kernel thread; ctprof profiles user-space programs", pid, s->comm);
+		return -1;
+	}
+	if ((st.state == 'Z' || st.state == 'X') && st.num_threads <= 1) {
+		error_msg("pid %d (%s) is a zombie: it has exited and waits for its parent to reap it",
+			  pid, s->comm);
+		return -1;
+	}
+	if (proc_status_long(pid, "TracerPid", &tracer) == 0 && tracer > 0) {
+		explain_eperm(pid, s->comm);
+		return -1;
+	}
+
+	/* Threads created while we list and seize are seized by the clone
+	 * events of seized threads, or found by listing again. */
+	do {
+		added = false;
+		session_reap(s);
+		n = proc_tasks(pid, &tids);
+		if (n < 0) {
+			error_msg("no process with pid %d (see ps or pgrep for the right one)", pid);
+			goto fail;
+		}
+		for (i = 0; i < n; i++) {
+			size_t before = s->nthreads;
+
+			ret = seize_thread(s, tids[i]);
+			if (ret < 0)
+				goto fail;
+			if (ret == 1 && tids[i] == pid && !s->nthreads) {
+				error_msg("no process with pid %d (see ps or pgrep for the right one)", pid);
+				goto fail;
+			}
+			if (s->nthreads > before)
+				added = true;
+		}
+		free(tids);
+		tids = NULL;
+	} while (added);
+	if (!s->nthreads) {
+		error_msg("no process with pid %d (see ps or pgrep for the right one)", pid);
+		return -1;
+	}
+	return 0;
+fail:
+	free(tids);
+	session_detach(s);
+	return -1;
+}
+
+/* ---- launch ---- */
+
+int session_launch(struct session *s, char **argv, int *status)
+{
+	int sync[2], errp[2], st, child_errno = 0;
+	pid_t pid;
+	char c = 'g';
+
+	*status = 125;
+	if (pipe2(sync, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
+		error_msg("cannot run '%s': %s", argv[0], strerror(errno));
+		return -1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		error_msg("cannot run '%s': fork: %s", argv[0], strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		int e;
+
+		close(sync[1]);
+		close(errp[0]);
+		/* The command gets the signal mask ctprof started with. */
+		pthread_sigmask(SIG_SETMASK, &s->old_mask, NULL);
+		/* Wait until the parent has seized us, so that nothing of the
+		 * command runs untraced.  EOF: the parent gave up. */
+		while (read(sync[0], &c, 1) < 0 && errno == EINTR)
+			;
+		if (c != 'g')
+			_exit(125);
+		execvp(argv[0], argv);
+		e = errno;
+		if (write(errp[1], &e, sizeof(e)) < 0)
+			_exit(126);
+		_exit(e == ENOENT ? 127 : 126);
+	}
+	close(sync[0]);
+	close(errp[1]);
+	s->pid = pid;
+	s->launched = true;
+	if (ptrace(PTRACE_SEIZE, pid, 0, (void *)SEIZE_OPTIONS) < 0) {
+		error_msg("cannot trace '%s': %s", argv[0], strerror(errno));
+		c = 'x';
+		close(sync[1]);
+		close(errp[0]);
+		waitpid(pid, &st, 0);
+		return -1;
+	}
+	if (write(sync[1], &c, 1) != 1) {
+		error_msg("cannot run '%s': %s", argv[0], strerror(errno));
+		kill(pid, SIGKILL);
+	}
+	close(sync[1]);
+
+	/* The first stop of interest is the exec: nothing of the command has
+	 * run yet.  Until then, pass on any signal. */
+	for (;;) {
+		if (waitpid(pid, &st, __WALL) < 0) {
+			if (errno == EINTR)
+				continue;
+			error_msg("cannot run '%s': waitpid: %s", argv[0], strerror(errno));
+			close(errp[0]);
+			return -1;
+		}
+		if (WIFEXITED(st) || WIFSIGNALED(st))
+			break;
+		if ((st >> 16) == PTRACE_EVENT_EXEC)
+			break;
+		if ((st >> 16) == 0)
+			ptrace(PTRACE_CONT, pid, 0, (void *)(long)WSTOPSIG(st));
+		else
+			ptrace(PTRACE_CONT, pid, 0, 0);
+	}
+	if (WIFEXITED(st) || WIFSIGNALED(st)) {
+		if (read(errp[0], &child_errno, sizeof(child_errno)) == sizeof(child_errno)) {
+			if (child_errno == ENOENT && !strchr(argv[0], '/'))
+				error_msg("cannot run '%s': command not found", argv[0]);
+			else
+				error_msg("cannot run '%s': %s", argv[0], strerror(child_errno));
+			*status = child_errno == ENOENT ? 127 : 126;
+		} else {
+			error_msg("'%s' ended before it could run", argv[0]);
+			*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		}
+		close(errp[0]);
+		return -1;
+	}
+	close(errp[0]);
+	proc_comm(pid, s->comm, sizeof(s->comm));
+	thread_add(s, pid);
+	if (ptrace(PTRACE_CONT, pid, 0, 0) < 0) {
+		error_msg("cannot run '%s': %s", argv[0], strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- detach ---- */
+
+void session_detach(struct session *s)
+{
+	uint64_t deadline = now_ns() + 3000000000ULL;
+	size_t i;
+
+	s->detaching = true;
+	/* Every thread is running or listening: interrupt it, and detach at
+	 * whatever stop it reports (a pending signal goes with the detach). */
+	for (i = 0; i < s->nthreads; i++)
+		if (ptrace(PTRACE_INTERRUPT, s->threads[i].tid, 0, 0) < 0 && errno == ESRCH)
+			s->threads[i].exiting = true;
+	while (s->nthreads) {
+		if (session_reap(s) > 0)
+			continue;
+		session_read_signals(s);
+		if (session_reap(s) > 0)
+			continue;
+		if (now_ns() >= deadline)
+			break;
+		wait_sigfd(s, deadline);
+	}
+	if (s->nthreads)
+		verbose_msg("%zu thread(s) did not stop to be detached; the kernel lets them go when ctprof exits",
+			    s->nthreads);
+	s->detaching = false;
+}
+
+int session_wait_child(struct session *s)
+{
+	int st;
+
+	while (!s->exited) {
+		struct pollfd pfd = { .fd = s->sigfd, .events = POLLIN };
+		pid_t r = waitpid(s->pid, &st, WNOHANG);
+
+		if (r == s->pid && (WIFEXITED(st) || WIFSIGNALED(st))) {
+			s->exited = true;
+			s->exit_status = st;
+			break;
+		}
+		if (r < 0 && errno != EINTR)
+			break;
+		poll(&pfd, 1, -1);
+		session_read_signals(s);
+	}
+	return s->exit_status;
+}
+
+void session_release(struct session *s)
+{
+	while (s->nthreads)
+		thread_remove(s, &s->threads[s->nthreads - 1]);
+	free(s->threads);
+	if (s->sigfd >= 0)
+		close(s->sigfd);
+	pthread_sigmask(SIG_SETMASK, &s->old_mask, NULL);
+	s->sigfd = -1;
+}

@@ -1,0 +1,96 @@
+/* session.h - the ptrace relationship with the target: launch or attach,
+ * threads, every ptrace event, signals to ctprof, and detach.
+ *
+ * One owner of waitpid(-1, __WALL): every stop of every thread goes through
+ * session_reap(), which re-injects each signal exactly once, honours
+ * group-stops with PTRACE_LISTEN, seizes new threads, lets go of threads
+ * that exit, and hands a thread that was interrupted for a sample to the
+ * sampler's capture callback before resuming it.
+ */
+#ifndef CTPROF_SESSION_H
+#define CTPROF_SESSION_H
+
+#include "capture.h"
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct thread {
+	pid_t tid;
+	int stat_fd;            /* /proc/PID/task/TID/stat, kept open */
+	bool listening;         /* in a group-stop, resumed with PTRACE_LISTEN */
+	bool sample_wanted;     /* interrupted for a sample: its next stop is one */
+	bool exiting;           /* reported PTRACE_EVENT_EXIT */
+	uint64_t interrupt_ns;
+};
+
+/* Called while thread T is stopped for a sample; it captures registers and
+ * stack and nothing else.  Returns the capture (its stall_ns is filled in
+ * once T runs again), or NULL if nothing was captured. */
+typedef struct capture *(*sample_fn)(void *arg, struct thread *t);
+
+struct session {
+	pid_t pid;              /* the thread group id */
+	bool launched;          /* we started it: it is our child */
+	char comm[64];
+	struct thread *threads;
+	size_t nthreads, cap;
+	size_t threads_seen;
+	int sigfd;              /* SIGCHLD and the stop signals, read here */
+	sigset_t old_mask;
+
+	sample_fn on_sample;
+	void *sample_arg;
+	unsigned waiting;       /* threads interrupted whose stop has not come */
+	bool detaching;
+
+	/* What happened, for the sampler and main. */
+	bool exec_seen;         /* the target exec'd: new address space */
+	bool exited;            /* the whole process has exited */
+	int exit_status;        /* its wait status */
+	int stop_signal;        /* SIGINT/SIGTERM/SIGHUP/SIGQUIT asked us to stop */
+	unsigned long lost;     /* interrupted threads that could not be sampled */
+	unsigned long signals_forwarded;
+};
+
+/* Block the signals ctprof reads from its signalfd.  Call first. 0 or -errno. */
+int session_init(struct session *s);
+
+/* Seize every thread of PID.  On failure, print why (one line) and return
+ * -1 with nothing left attached. */
+int session_attach(struct session *s, pid_t pid);
+
+/* Start ARGV traced from its exec.  On failure, print why and return -1
+ * with *status set to the exit status to use (125, 126 or 127). */
+int session_launch(struct session *s, char **argv, int *status);
+
+/* Handle every wait status that is ready, without blocking.  Returns the
+ * number handled. */
+int session_reap(struct session *s);
+
+/* Read what is pending on the signalfd and act on it. */
+void session_read_signals(struct session *s);
+
+/* Ask running thread T to stop for a sample (PTRACE_INTERRUPT); its stop
+ * is handled by session_wait_samples().  0, or -1 if the thread is gone. */
+int session_interrupt(struct session *s, struct thread *t);
+
+/* Wait until every interrupted thread has stopped and been sampled, or
+ * TIMEOUT_NS passed (a thread stuck in the kernel: counted as lost). */
+void session_wait_samples(struct session *s, uint64_t timeout_ns);
+
+/* Let go of every thread and leave the process running (or stopped, if it
+ * was group-stopped), with any pending signal delivered.  Then unblock the
+ * signals ctprof was reading. */
+void session_detach(struct session *s);
+
+/* Launch mode, after detach: wait for the command to exit and return its
+ * wait status; SIGTERM and SIGHUP are passed on meanwhile. */
+int session_wait_child(struct session *s);
+
+void session_release(struct session *s);
+
+#endif

@@ -1,0 +1,71 @@
+/* stacks.c - see stacks.h. */
+#include "stacks.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void stacks_init(struct stacks *st)
+{
+	memset(st, 0, sizeof(*st));
+}
+
+void stacks_release(struct stacks *st)
+{
+	struct stack *s;
+
+	stacks_for_each(st, s)
+		free(s->frames);
+	free(st->tab);
+	memset(st, 0, sizeof(*st));
+}
+
+static void rehash(struct stacks *st)
+{
+	size_t ncap = st->cap ? st->cap * 2 : 1024, i;
+	struct stack *ntab = xcalloc(ncap, sizeof(*ntab));
+
+	for (i = 0; i < st->cap; i++) {
+		struct stack *s = &st->tab[i];
+		size_t j;
+
+		if (!s->frames)
+			continue;
+		for (j = s->hash & (ncap - 1); ntab[j].frames; j = (j + 1) & (ncap - 1))
+			;
+		ntab[j] = *s;
+	}
+	free(st->tab);
+	st->tab = ntab;
+	st->cap = ncap;
+}
+
+void stacks_add(struct stacks *st, pid_t tid, const uint64_t *frames, unsigned n)
+{
+	uint64_t h = fnv1a(FNV_OFFSET, &tid, sizeof(tid));
+	struct stack *s;
+	size_t j;
+
+	h = fnv1a(h, frames, n * sizeof(*frames));
+	if ((st->n + 1) * 4 > st->cap * 3)
+		rehash(st);
+	for (j = h & (st->cap - 1);; j = (j + 1) & (st->cap - 1)) {
+		s = &st->tab[j];
+		if (!s->frames)
+			break;
+		if (s->hash == h && s->tid == tid && s->nframes == n &&
+		    !memcmp(s->frames, frames, n * sizeof(*frames))) {
+			s->count++;
+			st->total++;
+			return;
+		}
+	}
+	s->hash = h;
+	s->tid = tid;
+	s->nframes = n;
+	s->count = 1;
+	s->frames = xmalloc((n ? n : 1) * sizeof(*frames));
+	memcpy(s->frames, frames, n * sizeof(*frames));
+	st->n++;
+	st->total++;
+}

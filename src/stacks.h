@@ -1,0 +1,36 @@
+/* stacks.h - interned call chains and their sample counts.
+ *
+ * A stack is a thread id and an array of frame keys (maps.h), innermost
+ * first.  Equal stacks share one entry, so memory grows with the number of
+ * distinct stacks, not with time.
+ */
+#ifndef CTPROF_STACKS_H
+#define CTPROF_STACKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct stack {
+	uint64_t hash;
+	uint64_t count;
+	uint64_t *frames;       /* owned by the table */
+	uint32_t nframes;
+	pid_t tid;
+};
+
+struct stacks {
+	struct stack *tab;      /* open addressing; frames == NULL: empty */
+	size_t cap, n;
+	uint64_t total;         /* sum of counts */
+};
+
+void stacks_init(struct stacks *st);
+void stacks_release(struct stacks *st);
+/* Count one more sample of FRAMES[0..N) in thread TID. */
+void stacks_add(struct stacks *st, pid_t tid, const uint64_t *frames, unsigned n);
+
+#define stacks_for_each(st, s) \
+	for ((s) = (st)->tab; (s) < (st)->tab + (st)->cap; (s)++) if ((s)->frames)
+
+#endif

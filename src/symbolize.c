@@ -1,0 +1,414 @@
+/* symbolize.c - see symbolize.h.
+ *
+ * libdwfl facts used here (measured with libdw 0.188, see DESIGN.md):
+ * - dwfl_module_addrinfo scans every symbol on each call (~130 us in libc),
+ *   so each module's function symbols are sorted once and binary-searched.
+ * - dwarf_getscopes stops at the first inlined level: it finds the
+ *   innermost DIE, and dwarf_getscopes_die on that DIE gives the whole
+ *   chain, each inlined level's DW_AT_call_file/call_line being the line in
+ *   the level outside it (as eu-stack -i does).
+ * - Modules are reported one per Dwfl at their ELF addresses (base 0), so a
+ *   frame key's offset is a Dwfl address as it is.
+ */
+#define _GNU_SOURCE
+#include "symbolize.h"
+#include "util.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct fsym {
+	uint64_t addr, size;
+	const char *name;       /* interned */
+	int rank;               /* lower is a better name for an address */
+};
+
+struct sym_module {
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	struct fsym *syms;
+	size_t nsyms;
+};
+
+struct cache_ent {
+	uint64_t key;
+	uint32_t first, n;
+	bool used;
+};
+
+struct symbolizer {
+	struct maps *maps;
+	struct sym_module **mods;       /* by module id, NULL until needed */
+	size_t nmods;
+	struct cache_ent *cache;
+	size_t cache_cap, cache_n;
+	struct sym_frame *frames;
+	size_t nframes, frames_cap;
+	char **strs;                    /* interned strings, open addressing */
+	size_t strs_cap, strs_n;
+};
+
+static char *debuginfo_path;
+
+static const Dwfl_Callbacks dwfl_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.debuginfo_path = &debuginfo_path,
+};
+
+const char *symbolizer_intern(struct symbolizer *sz, const char *s)
+{
+	uint64_t h;
+	size_t i;
+
+	if (!s)
+		return NULL;
+	if ((sz->strs_n + 1) * 2 > sz->strs_cap) {
+		size_t ncap = sz->strs_cap ? sz->strs_cap * 2 : 1024, j;
+		char **n = xcalloc(ncap, sizeof(*n));
+
+		for (j = 0; j < sz->strs_cap; j++) {
+			char *e = sz->strs[j];
+
+			if (!e)
+				continue;
+			h = fnv1a(FNV_OFFSET, e, strlen(e));
+			for (i = h & (ncap - 1); n[i]; i = (i + 1) & (ncap - 1))
+				;
+			n[i] = e;
+		}
+		free(sz->strs);
+		sz->strs = n;
+		sz->strs_cap = ncap;
+	}
+	h = fnv1a(FNV_OFFSET, s, strlen(s));
+	for (i = h & (sz->strs_cap - 1); sz->strs[i]; i = (i + 1) & (sz->strs_cap - 1))
+		if (!strcmp(sz->strs[i], s))
+			return sz->strs[i];
+	sz->strs[i] = xstrdup(s);
+	sz->strs_n++;
+	return sz->strs[i];
+}
+
+struct symbolizer *symbolizer_new(struct maps *maps)
+{
+	struct symbolizer *sz = xcalloc(1, sizeof(*sz));
+
+	sz->maps = maps;
+	return sz;
+}
+
+static int fsym_cmp(const void *a, const void *b)
+{
+	const struct fsym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->rank - y->rank;
+}
+
+/* Prefer a global name to a weak or local alias, and "malloc" to
+ * "__libc_malloc". */
+static int name_rank(const char *name, unsigned bind)
+{
+	int r = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 100 : 200;
+
+	while (*name == '_') {
+		r += 10;
+		name++;
+	}
+	return r;
+}
+
+static void load_symbols(struct symbolizer *sz, struct sym_module *sm)
+{
+	int n = dwfl_module_getsymtab(sm->mod), i;
+	size_t cap = 0, k, out;
+
+	for (i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		const char *name = dwfl_module_getsym_info(sm->mod, i, &sym, &addr, &shndx, NULL, NULL);
+		unsigned type = GELF_ST_TYPE(sym.st_info);
+
+		if (!name || !*name || sym.st_shndx == SHN_UNDEF ||
+		    (type != STT_FUNC && type != STT_GNU_IFUNC))
+			continue;
+		GROW(sm->syms, cap, sm->nsyms + 1);
+		sm->syms[sm->nsyms].addr = addr;
+		sm->syms[sm->nsyms].size = sym.st_size;
+		sm->syms[sm->nsyms].name = symbolizer_intern(sz, name);
+		sm->syms[sm->nsyms].rank = name_rank(name, GELF_ST_BIND(sym.st_info));
+		sm->nsyms++;
+	}
+	if (!sm->nsyms)
+		return;
+	qsort(sm->syms, sm->nsyms, sizeof(*sm->syms), fsym_cmp);
+	/* Keep the best-ranked name of each address. */
+	for (k = 1, out = 1; k < sm->nsyms; k++)
+		if (sm->syms[k].addr != sm->syms[out - 1].addr)
+			sm->syms[out++] = sm->syms[k];
+	sm->nsyms = out;
+}
+
+static const struct fsym *find_symbol(const struct sym_module *sm, uint64_t addr)
+{
+	size_t lo = 0, hi = sm->nsyms;
+	const struct fsym *s;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sm->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	s = &sm->syms[lo - 1];
+	/* A sized symbol covers [addr, addr+size); an unsized one (some
+	 * assembly) runs to the next symbol. */
+	if (s->size && addr >= s->addr + s->size)
+		return NULL;
+	return s;
+}
+
+static struct sym_module *sym_module_get(struct symbolizer *sz, uint32_t id)
+{
+	struct module *mod = maps_module(sz->maps, id);
+	struct sym_module *sm;
+	int fd;
+
+	if (!mod)
+		return NULL;
+	GROW(sz->mods, sz->nmods, id + 1);
+	if (sz->mods[id])
+		return sz->mods[id]->mod ? sz->mods[id] : NULL;
+	sm = xcalloc(1, sizeof(*sm));
+	sz->mods[id] = sm;
+	if (module_open(sz->maps, mod) < 0 || !mod->phdr)
+		return NULL;
+	fd = dup(mod->fd);
+	if (fd < 0)
+		return NULL;
+	sm->dwfl = dwfl_begin(&dwfl_callbacks);
+	if (!sm->dwfl) {
+		close(fd);
+		return NULL;
+	}
+	dwfl_report_begin(sm->dwfl);
+	sm->mod = dwfl_report_elf(sm->dwfl, mod->name, mod->path, fd, 0, true);
+	dwfl_report_end(sm->dwfl, NULL, NULL);
+	if (!sm->mod) {
+		close(fd);
+		return NULL;
+	}
+	load_symbols(sz, sm);
+	return sm;
+}
+
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	const char *name;
+
+	name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
+	if (!name)
+		name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
+	if (!name)
+		name = dwarf_diename(die);
+	return name;
+}
+
+static struct sym_frame *new_frame(struct symbolizer *sz, uint32_t module)
+{
+	struct sym_frame *f;
+
+	GROW(sz->frames, sz->frames_cap, sz->nframes + 1);
+	f = &sz->frames[sz->nframes++];
+	memset(f, 0, sizeof(*f));
+	f->module = module;
+	return f;
+}
+
+/* The inline chain at ADDR from DWARF; the number of levels added. */
+static unsigned dwarf_levels(struct symbolizer *sz, struct sym_module *sm, uint32_t id,
+			     uint64_t addr, const char *src_file, int src_line)
+{
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cu = dwfl_module_addrdie(sm->mod, addr, &bias);
+	Dwarf_Die *scopes = NULL, *chain = NULL;
+	Dwarf_Files *files = NULL;
+	unsigned added = 0;
+	int n, i, nchain;
+
+	if (!cu)
+		return 0;
+	n = dwarf_getscopes(cu, addr - bias, &scopes);
+	for (i = 0; i < n; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
+			break;
+	}
+	if (i >= n) {
+		free(scopes);
+		return 0;
+	}
+	nchain = dwarf_getscopes_die(&scopes[i], &chain);
+	dwarf_getsrcfiles(cu, &files, NULL);
+	for (i = 0; i < nchain; i++) {
+		int tag = dwarf_tag(&chain[i]), line = 0;
+		const char *name = die_name(&chain[i]);
+		struct sym_frame *f;
+		Dwarf_Attribute attr;
+		Dwarf_Word w;
+
+		if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
+			continue;
+		f = new_frame(sz, id);
+		f->function = symbolizer_intern(sz, name ? name : "?");
+		f->file = symbolizer_intern(sz, dwarf_decl_file(&chain[i]));
+		if (dwarf_decl_line(&chain[i], &line) == 0)
+			f->line = line;
+		f->src_file = symbolizer_intern(sz, src_file);
+		f->src_line = src_line;
+		added++;
+		if (tag == DW_TAG_subprogram)
+			break;
+		/* The next level out was executing the call site of this one. */
+		src_file = NULL;
+		src_line = 0;
+		if (files && dwarf_formudata(dwarf_attr(&chain[i], DW_AT_call_file, &attr), &w) == 0)
+			src_file = dwarf_filesrc(files, w, NULL, NULL);
+		if (dwarf_formudata(dwarf_attr(&chain[i], DW_AT_call_line, &attr), &w) == 0)
+			src_line = (int)w;
+	}
+	free(chain);
+	free(scopes);
+	return added;
+}
+
+static void symbolize_key(struct symbolizer *sz, uint64_t key)
+{
+	uint32_t id = frame_key_module(key);
+	uint64_t addr = frame_key_offset(key);
+	struct module *mod = maps_module(sz->maps, id);
+	struct sym_module *sm = id ? sym_module_get(sz, id) : NULL;
+	const char *src_file = NULL;
+	int src_line = 0;
+	unsigned added = 0;
+	struct sym_frame *f;
+	char buf[512];
+
+	if (sm) {
+		Dwfl_Line *l = dwfl_module_getsrc(sm->mod, addr);
+
+		if (l)
+			src_file = dwfl_lineinfo(l, NULL, &src_line, NULL, NULL, NULL);
+		added = dwarf_levels(sz, sm, id, addr, src_file, src_line);
+		if (added) {
+			/* The out-of-line function's name from the symbol table
+			 * when DWARF gave none. */
+			f = &sz->frames[sz->nframes - 1];
+			if (!strcmp(f->function, "?")) {
+				const struct fsym *s = find_symbol(sm, addr);
+
+				if (s)
+					f->function = s->name;
+			}
+			return;
+		}
+	}
+	f = new_frame(sz, id);
+	f->src_file = symbolizer_intern(sz, src_file);
+	f->src_line = src_line;
+	if (sm) {
+		const struct fsym *s = find_symbol(sm, addr);
+
+		if (s) {
+			f->function = s->name;
+			return;
+		}
+	}
+	if (mod)
+		snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, mod->name, addr);
+	else
+		snprintf(buf, sizeof(buf), "[anon]+0x%" PRIx64, addr);
+	f->function = symbolizer_intern(sz, buf);
+}
+
+static struct cache_ent *cache_slot(struct symbolizer *sz, uint64_t key)
+{
+	uint64_t h = fnv1a(FNV_OFFSET, &key, sizeof(key));
+	size_t i;
+
+	for (i = h & (sz->cache_cap - 1); sz->cache[i].used; i = (i + 1) & (sz->cache_cap - 1))
+		if (sz->cache[i].key == key)
+			break;
+	return &sz->cache[i];
+}
+
+unsigned symbolizer_lookup(struct symbolizer *sz, uint64_t key, const struct sym_frame **out)
+{
+	struct cache_ent *e;
+	size_t first;
+
+	if ((sz->cache_n + 1) * 2 > sz->cache_cap) {
+		struct cache_ent *old = sz->cache;
+		size_t ocap = sz->cache_cap, i;
+
+		sz->cache_cap = ocap ? ocap * 2 : 4096;
+		sz->cache = xcalloc(sz->cache_cap, sizeof(*sz->cache));
+		for (i = 0; i < ocap; i++)
+			if (old[i].used)
+				*cache_slot(sz, old[i].key) = old[i];
+		free(old);
+	}
+	e = cache_slot(sz, key);
+	if (!e->used) {
+		first = sz->nframes;
+		symbolize_key(sz, key);
+		e = cache_slot(sz, key);
+		e->used = true;
+		e->key = key;
+		e->first = (uint32_t)first;
+		e->n = (uint32_t)(sz->nframes - first);
+		sz->cache_n++;
+	}
+	*out = &sz->frames[e->first];
+	return e->n;
+}
+
+void symbolizer_free(struct symbolizer *sz)
+{
+	size_t i;
+
+	if (!sz)
+		return;
+	for (i = 0; i < sz->nmods; i++) {
+		struct sym_module *sm = sz->mods[i];
+
+		if (!sm)
+			continue;
+		if (sm->dwfl)
+			dwfl_end(sm->dwfl);
+		free(sm->syms);
+		free(sm);
+	}
+	free(sz->mods);
+	for (i = 0; i < sz->strs_cap; i++)
+		free(sz->strs[i]);
+	free(sz->strs);
+	free(sz->cache);
+	free(sz->frames);
+	free(sz);
+}

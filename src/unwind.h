@@ -1,0 +1,36 @@
+/* unwind.h - turning a capture into a call chain, behind one interface.
+ *
+ * A backend unwinds a struct capture (registers + stack snapshot) with code
+ * and unwind tables read from the module files (maps.h).  It never reads the
+ * target's memory: the thread is running again by the time it unwinds.
+ */
+#ifndef CTPROF_UNWIND_H
+#define CTPROF_UNWIND_H
+
+#include "capture.h"
+#include "maps.h"
+
+enum unwind_result {
+	UNWIND_COMPLETE,        /* reached the outermost frame */
+	UNWIND_TRUNCATED,       /* ran past the stack copy or the frame limit */
+	UNWIND_FAILED,          /* no unwind info, bad data, or no progress */
+};
+
+struct unwinder_ops {
+	const char *name;
+	/* Per-target state for MAPS (which must outlive it); NULL on error. */
+	void *(*init)(struct maps *maps);
+	void (*fini)(void *state);
+	/* Code was unmapped or the target exec'd: drop cached unwind data. */
+	void (*flush)(void *state);
+	/* Unwind C into at most MAX addresses, innermost first, stored in PCS
+	 * with their count in *N.  PCS[0] is the exact PC; later entries are
+	 * call sites (return address - 1), except right after a signal frame
+	 * where the interrupted PC is exact.  *N >= 1 whatever the result. */
+	enum unwind_result (*walk)(void *state, const struct capture *c,
+				   uint64_t *pcs, unsigned max, unsigned *n);
+};
+
+extern const struct unwinder_ops unwinder_libunwind;
+
+#endif

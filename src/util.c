@@ -1,0 +1,158 @@
+/* util.c - see util.h. */
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+int verbose_level;
+
+static void vmsg(const char *fmt, va_list ap)
+{
+	char buf[1024];
+
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	fprintf(stderr, "ctprof: %s\n", buf);
+}
+
+void error_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(fmt, ap);
+	va_end(ap);
+}
+
+void verbose_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (verbose_level <= 0)
+		return;
+	va_start(ap, fmt);
+	vmsg(fmt, ap);
+	va_end(ap);
+}
+
+void bug(const char *file, int line, const char *what)
+{
+	fprintf(stderr, "ctprof: BUG at %s:%d: %s\n", file, line, what);
+	abort();
+}
+
+static _Noreturn void oom(size_t n)
+{
+	fprintf(stderr, "ctprof: out of memory (allocating %zu bytes)\n", n);
+	exit(125);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		oom(n);
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		oom(n * size);
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		oom(n);
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (!p)
+		oom(strlen(s) + 1);
+	return p;
+}
+
+void grow_array(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap;
+
+	if (need <= *cap)
+		return;
+	ncap = *cap ? *cap * 2 : 16;
+	while (ncap < need)
+		ncap *= 2;
+	*p = xrealloc(*p, ncap * elem);
+	memset((char *)*p + *cap * elem, 0, (ncap - *cap) * elem);
+	*cap = ncap;
+}
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+char *read_file(const char *path, size_t *len_out)
+{
+	size_t cap = 4096, len = 0;
+	char *buf;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	buf = xmalloc(cap);
+	for (;;) {
+		ssize_t n;
+
+		if (len + 1 >= cap) {
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0) {
+			int e = errno;
+
+			if (e == EINTR)
+				continue;
+			close(fd);
+			free(buf);
+			errno = e;
+			return NULL;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	if (len_out)
+		*len_out = len;
+	return buf;
+}
+
+uint64_t fnv1a(uint64_t h, const void *data, size_t n)
+{
+	const unsigned char *p = data;
+
+	while (n--) {
+		h ^= *p++;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}

@@ -1,0 +1,46 @@
+/* util.h - error reporting, allocation and time helpers shared by every stage.
+ *
+ * Conventions (see HOUSE.md): fallible functions return 0 or -errno, or NULL
+ * with errno set; only main() decides the exit code.  Allocation failure is
+ * the one error ctprof does not recover from: x*alloc() print a message and
+ * exit, after which the kernel detaches every seized thread and lets it run.
+ */
+#ifndef CTPROF_UTIL_H
+#define CTPROF_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Print "ctprof: MESSAGE\n" on stderr. */
+void error_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Like error_msg, but only when verbose messages were asked for. */
+void verbose_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+extern int verbose_level;
+
+/* Abort on a broken invariant: a bug in ctprof, never bad input. */
+#define BUG_ON(cond) do { if (cond) bug(__FILE__, __LINE__, #cond); } while (0)
+_Noreturn void bug(const char *file, int line, const char *what);
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+/* Grow *p (an array of *cap elements of size elem) to hold at least need. */
+void grow_array(void **p, size_t *cap, size_t need, size_t elem);
+#define GROW(arr, cap, need) grow_array((void **)&(arr), &(cap), (need), sizeof(*(arr)))
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t now_ns(void);
+
+/* Read a whole small file (a /proc file) into a NUL-terminated malloc'd
+ * buffer owned by the caller.  Returns NULL with errno set on failure. */
+char *read_file(const char *path, size_t *len_out);
+
+/* 64-bit FNV-1a over n bytes, continued from h (start with FNV_OFFSET). */
+#define FNV_OFFSET 0xcbf29ce484222325ULL
+uint64_t fnv1a(uint64_t h, const void *data, size_t n);
+
+#endif
