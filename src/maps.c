@@ -1,6 +1,7 @@
 /* maps.c - see maps.h. */
 #define _GNU_SOURCE
 #include "maps.h"
+#include "proc.h"
 #include "util.h"
 
 #include <errno.h>
@@ -120,7 +121,7 @@ static int open_vdso(struct maps *m, struct module *mod, uint64_t start, uint64_
 	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)start, len };
 	int fd = -1;
 
-	if (process_vm_readv(m->pid, &local, 1, &remote, 1, 0) != (ssize_t)len)
+	if (process_vm_readv(m->mm_tid, &local, 1, &remote, 1, 0) != (ssize_t)len)
 		goto fail;
 	fd = memfd_create("ctprof-vdso", MFD_CLOEXEC);
 	if (fd < 0 || write(fd, buf, len) != (ssize_t)len || map_fd(mod, fd) < 0)
@@ -164,8 +165,8 @@ int module_open(struct maps *m, struct module *mod)
 	for (i = 0; i < m->nmap; i++) {
 		if (maps_module(m, m->map[i].module) != mod)
 			continue;
-		snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
-			 m->pid, m->map[i].start, m->map[i].end);
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/map_files/%" PRIx64 "-%" PRIx64,
+			 m->pid, m->mm_tid, m->map[i].start, m->map[i].end);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd >= 0) {
 			if (map_fd(mod, fd) == 0)
@@ -222,14 +223,46 @@ static bool same_mapping(const struct mapping *a, const struct mapping *b)
 	return a->start == b->start && a->end == b->end && a->module == b->module && a->bias == b->bias;
 }
 
+/* The text of the target's maps.  A leader that has exited while other
+ * threads run on (pthread_exit in main) is a zombie whose maps are empty:
+ * read them through a live thread then. */
+static char *read_maps(struct maps *m)
+{
+	char path[64], *buf;
+	pid_t *tids = NULL;
+	size_t len = 0;
+	int n, i;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/maps", m->pid, m->mm_tid);
+	buf = read_file(path, &len);
+	if (buf && len)
+		return buf;
+	free(buf);
+	buf = NULL;
+	n = proc_tasks(m->pid, &tids);
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/maps", m->pid, tids[i]);
+		buf = read_file(path, &len);
+		if (buf && len) {
+			m->mm_tid = tids[i];
+			break;
+		}
+		free(buf);
+		buf = NULL;
+	}
+	free(tids);
+	if (!buf)
+		errno = ESRCH;
+	return buf;
+}
+
 int maps_refresh(struct maps *m)
 {
 	struct mapping *old = m->map;
 	size_t nold = m->nmap, i, j;
-	char path[64], *buf, *line, *next;
+	char *buf, *line, *next;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", m->pid);
-	buf = read_file(path, NULL);
+	buf = read_maps(m);
 	if (!buf)
 		return -errno;
 	m->map = NULL;
@@ -316,6 +349,7 @@ int maps_init(struct maps *m, pid_t pid)
 {
 	memset(m, 0, sizeof(*m));
 	m->pid = pid;
+	m->mm_tid = pid;
 	GROW(m->modules, m->modcap, 1);
 	m->modules[0] = xcalloc(1, sizeof(struct module));
 	m->modules[0]->path = xstrdup("[anon]");

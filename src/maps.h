@@ -49,6 +49,9 @@ struct mapping {
 
 struct maps {
 	pid_t pid;
+	pid_t mm_tid;                   /* a thread whose /proc files show the
+	                                 * address space: pid, unless its leader
+	                                 * has exited (pthread_exit) */
 	struct module **modules;        /* [0] is the "no module" placeholder;
 	                                 * each module lives until maps_release */
 	size_t nmodules, modcap;

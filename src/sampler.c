@@ -59,7 +59,9 @@ static struct capture *capture_thread(void *arg, struct thread *t)
 	local.iov_len = len;
 	remote.iov_base = (void *)(uintptr_t)c->sp;
 	remote.iov_len = len;
-	n = process_vm_readv(sp->session->pid, &local, 1, &remote, 1, 0);
+	/* By the thread's own id: a leader that called pthread_exit() is
+	 * a zombie without memory, while its threads share the same. */
+	n = process_vm_readv(t->tid, &local, 1, &remote, 1, 0);
 	c->stack_len = n > 0 ? (size_t)n : 0;
 	sp->ncaps++;
 	return c;

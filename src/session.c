@@ -414,9 +414,20 @@ static int seize_thread(struct session *s, pid_t tid)
 	}
 	if (errno == ESRCH)
 		return 1;
-	if (errno == EPERM && proc_status_long(tid, "TracerPid", &tracer) == 0 && tracer == getpid()) {
-		thread_add(s, tid);
-		return 0;
+	if (errno == EPERM) {
+		struct proc_stat st;
+		int e = errno;
+
+		if (proc_status_long(tid, "TracerPid", &tracer) == 0 && tracer == getpid()) {
+			thread_add(s, tid);
+			return 0;
+		}
+		/* A thread that has exited cannot be traced (the kernel says
+		 * EPERM); a leader that called pthread_exit() stays a zombie
+		 * while the other threads run on. */
+		if (proc_read_stat(s->pid, tid, &st) < 0 || st.state == 'Z' || st.state == 'X')
+			return 1;
+		errno = e;
 	}
 	if (errno == EPERM)
 		explain_eperm(s->pid, s->comm);
@@ -489,10 +500,6 @@ int session_attach(struct session *s, pid_t pid)
 			ret = seize_thread(s, tids[i]);
 			if (ret < 0)
 				goto fail;
-			if (ret == 1 && tids[i] == pid && !s->nthreads) {
-				error_msg("no process with pid %d (see ps or pgrep for the right one)", pid);
-				goto fail;
-			}
 			if (s->nthreads > before)
 				added = true;
 		}
