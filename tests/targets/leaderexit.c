@@ -1,0 +1,47 @@
+/* leaderexit: main() starts a worker and calls pthread_exit(), so the
+ * thread group leader is a zombie while the worker runs on.  /proc/PID/maps
+ * of such a process is empty and its leader cannot be traced: ctprof must
+ * still attach to the worker, read the address space through it, and name
+ * worker_hot.
+ *
+ * usage: leaderexit SECONDS */
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+
+static double seconds;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+__attribute__((noinline)) static unsigned long worker_hot(void)
+{
+	volatile unsigned long x = 0;
+	double end = now() + seconds;
+
+	while (now() < end)
+		for (int i = 0; i < 100000; i++)
+			x += (unsigned long)i;
+	return x;
+}
+
+static void *worker(void *arg)
+{
+	worker_hot();
+	exit(0);
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t t;
+
+	seconds = argc > 1 ? atof(argv[1]) : 2.0;
+	if (pthread_create(&t, NULL, worker, NULL))
+		return 1;
+	pthread_exit(NULL);
+}

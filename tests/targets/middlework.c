@@ -1,0 +1,9 @@
+#include "bperf.h"
+
+/* Own file and noinline so the loop is attributed to middlework itself; the
+ * volatile counter keeps -O2 from folding the loop away. */
+__attribute__((noinline)) void middlework(void)
+{
+	for (volatile unsigned long i = 0; i < (1UL << 24); i++)
+		;
+}

@@ -1,0 +1,54 @@
+/* sigframe: the hot loop runs inside a signal handler, so every sample's
+ * stack goes handler_hot <- on_signal <- the kernel's signal frame
+ * (__restore_rt) <- raise() <- run_in_handler <- main.  Built -O2
+ * -fomit-frame-pointer: only DWARF CFI and the unwinder's knowledge of
+ * signal frames get from the handler back up to main.
+ *
+ * usage: sigframe SECONDS */
+#include <signal.h>
+#include <stdlib.h>
+#include <time.h>
+
+static double seconds;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+__attribute__((noinline)) static unsigned long handler_hot(void)
+{
+	volatile unsigned long x = 0;
+	double end = now() + seconds;
+
+	while (now() < end)
+		for (int i = 0; i < 100000; i++)
+			x += (unsigned long)i;
+	return x;
+}
+
+__attribute__((noinline)) static void on_signal(int sig)
+{
+	handler_hot();
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) static void run_in_handler(void)
+{
+	raise(SIGUSR1);
+	__asm__ volatile("" ::: "memory");
+}
+
+int main(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	seconds = argc > 1 ? atof(argv[1]) : 1.0;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+	run_in_handler();
+	return 0;
+}
