@@ -1,0 +1,27 @@
+#!/bin/sh
+# Install the Debian packages ctprof needs to build (and, with --test, to
+# run its test suite).  Does nothing when they are all there already.
+set -eu
+
+pkgs="gcc libc6-dev meson ninja-build pkg-config libdw-dev libelf-dev libunwind-dev"
+if [ "${1:-}" = "--test" ]; then
+	pkgs="$pkgs strace procps util-linux"
+fi
+
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -eq 0 ]; then
+	sudo=""
+elif command -v sudo >/dev/null 2>&1; then
+	sudo="sudo"
+else
+	echo "scripts/deps.sh: need root to install:$missing" >&2
+	exit 1
+fi
+echo "scripts/deps.sh: installing:$missing" >&2
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
