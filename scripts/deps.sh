@@ -5,7 +5,7 @@ set -eu
 
 pkgs="gcc libc6-dev meson ninja-build pkg-config libdw-dev libelf-dev libunwind-dev"
 if [ "${1:-}" = "--test" ]; then
-	pkgs="$pkgs strace procps util-linux"
+	pkgs="$pkgs strace procps util-linux bsdutils"
 fi
 
 missing=""
