@@ -77,8 +77,11 @@ int report_write(FILE *f, const struct report_info *ri, const struct profile *p,
 
 		fprintf(f, "profiler: %" PRIu64 " ticks, %" PRIu64 " samples, %zu threads seen, %" PRIu64 " ticks missed\n",
 			st->ticks, st->samples, ri->threads_seen, st->missed);
-		fprintf(f, "profiler: target stopped per sample: mean %.1f us, p99 %.1f us\n",
-			(double)st->stall_ns / 1e3 / (double)ns, sampler_stall_percentile(st, 99));
+		fprintf(f, "profiler: target stopped per sample: median %.1f us, mean %.1f us, p99 %.1f us\n",
+			sampler_stall_percentile(st, 50), (double)st->stall_ns / 1e3 / (double)ns,
+			sampler_stall_percentile(st, 99));
+		fprintf(f, "profiler: own CPU time: %.1f ms, %.1f us per sample\n",
+			(double)st->cpu_ns / 1e6, (double)st->cpu_ns / 1e3 / (double)ns);
 		fprintf(f, "profiler: unwind: mean %.1f us per sample, mean %.1f frames; %" PRIu64 " complete, %" PRIu64 " truncated, %" PRIu64 " failed\n",
 			(double)st->unwind_ns / 1e3 / (double)ns, (double)st->frames / (double)ns,
 			st->unwind_complete, st->unwind_truncated, st->unwind_failed);

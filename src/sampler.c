@@ -182,11 +182,20 @@ static void lower_priority(void)
 	sched_setscheduler(0, SCHED_OTHER, &p);
 }
 
+/* ctprof's CPU time (user + system), in nanoseconds. */
+static uint64_t cpu_time_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
 int sampler_run(struct sampler *sp)
 {
 	struct session *s = sp->session;
 	uint64_t period = 1000000000ULL / sp->frequency;
-	uint64_t start = now_ns(), end = 0;
+	uint64_t start = now_ns(), end = 0, cpu0;
 	struct itimerspec its;
 	int tfd;
 
@@ -202,6 +211,7 @@ int sampler_run(struct sampler *sp)
 	}
 	if (sp->duration > 0)
 		end = start + (uint64_t)(sp->duration * 1e9);
+	cpu0 = cpu_time_ns();
 	raise_priority(sp);
 
 	for (;;) {
@@ -240,6 +250,7 @@ int sampler_run(struct sampler *sp)
 		}
 	}
 	sp->stats.wall_ns = now_ns() - start;
+	sp->stats.cpu_ns = cpu_time_ns() - cpu0;
 	lower_priority();
 	close(tfd);
 	return 0;

@@ -26,6 +26,7 @@ struct sampler_stats {
 	uint64_t stall_ns;              /* sum of target stop time */
 	uint32_t stall_hist[STALL_BUCKETS];
 	uint64_t wall_ns;               /* from start to end of sampling */
+	uint64_t cpu_ns;                /* ctprof's own CPU time while sampling */
 	bool realtime;                  /* ran with SCHED_FIFO */
 };
 
