@@ -1,6 +1,7 @@
 /* cli.c - option parsing and validation; see cli.h. */
 #include "cli.h"
 #include "config.h"
+#include "unwind.h"
 #include "util.h"
 
 #include <errno.h>
@@ -27,6 +28,7 @@ static void usage(FILE *f)
 "  -v, --verbose            add the profiler's own statistics to the report\n"
 "      --stack-size=BYTES   stack bytes copied per sample, 1k to 1m (default 64k)\n"
 "      --max-frames=N       frames unwound per sample, %d to %d (default %d)\n"
+"      --unwinder=NAME      libunwind or libdw (default %s)\n"
 "      --debuginfod         let libdw download missing debug info from the\n"
 "                           servers in DEBUGINFOD_URLS (off: it may block)\n"
 "  -h, --help               show this help and exit\n"
@@ -41,7 +43,8 @@ static void usage(FILE *f)
 "N), 125 if ctprof failed, 126 if COMMAND cannot run, 127 if it is not found.\n"
 "Full documentation: man ctprof\n",
 		CTPROF_FREQ_MIN, CTPROF_FREQ_MAX, CTPROF_FREQ_DEFAULT,
-		CTPROF_FRAMES_MIN, CTPROF_FRAMES_MAX, CTPROF_FRAMES_DEFAULT);
+		CTPROF_FRAMES_MIN, CTPROF_FRAMES_MAX, CTPROF_FRAMES_DEFAULT,
+		unwinder_default->name);
 }
 
 /* Parse a whole decimal number in [min, max]; -1 if not. */
@@ -84,7 +87,7 @@ static int parse_size(const char *s, size_t *out)
 	return 0;
 }
 
-enum { OPT_STACK_SIZE = 256, OPT_MAX_FRAMES, OPT_DEBUGINFOD, OPT_VERSION };
+enum { OPT_STACK_SIZE = 256, OPT_MAX_FRAMES, OPT_DEBUGINFOD, OPT_VERSION, OPT_UNWINDER };
 
 static const struct option long_opts[] = {
 	{ "pid",        required_argument, NULL, 'p' },
@@ -96,6 +99,7 @@ static const struct option long_opts[] = {
 	{ "stack-size", required_argument, NULL, OPT_STACK_SIZE },
 	{ "max-frames", required_argument, NULL, OPT_MAX_FRAMES },
 	{ "debuginfod", no_argument,       NULL, OPT_DEBUGINFOD },
+	{ "unwinder",   required_argument, NULL, OPT_UNWINDER },
 	{ "version",    no_argument,       NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 }
 };
@@ -115,6 +119,7 @@ int cli_parse(int argc, char **argv, struct options *o, int *exit_code)
 	o->frequency = CTPROF_FREQ_DEFAULT;
 	o->stack_size = CTPROF_STACK_DEFAULT;
 	o->max_frames = CTPROF_FRAMES_DEFAULT;
+	o->unwinder = unwinder_default->name;
 
 	/* '+': stop at the first non-option, which starts the command. */
 	while ((c = getopt_long(argc, argv, "+p:d:F:o:vh", long_opts, NULL)) != -1) {
@@ -180,6 +185,13 @@ int cli_parse(int argc, char **argv, struct options *o, int *exit_code)
 			break;
 		case OPT_DEBUGINFOD:
 			o->debuginfod = true;
+			break;
+		case OPT_UNWINDER:
+			if (!unwinder_find(optarg)) {
+				error_msg("invalid unwinder '%s': expected libunwind or libdw", optarg);
+				return usage_error(exit_code);
+			}
+			o->unwinder = optarg;
 			break;
 		case OPT_VERSION:
 			printf("ctprof %s\n", CTPROF_VERSION);

@@ -27,6 +27,7 @@ struct options {
 	size_t stack_size;      /* --stack-size bytes copied per sample */
 	unsigned max_frames;    /* --max-frames */
 	bool debuginfod;        /* --debuginfod */
+	const char *unwinder;   /* --unwinder backend name */
 	int verbose;            /* -v count */
 };
 

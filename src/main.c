@@ -8,6 +8,7 @@
 #include "sampler.h"
 #include "session.h"
 #include "symbolize.h"
+#include "unwind.h"
 #include "util.h"
 
 #include <errno.h>
@@ -70,7 +71,7 @@ int main(int argc, char **argv)
 	 * the launch because an ignored SIGPIPE would be inherited. */
 	signal(SIGPIPE, SIG_IGN);
 
-	ret = sampler_init(&sp, &s, o.frequency, o.duration, o.stack_size, o.max_frames);
+	ret = sampler_init(&sp, &s, unwinder_find(o.unwinder), o.frequency, o.duration, o.stack_size, o.max_frames);
 	if (ret < 0)
 		error_msg("cannot start sampling pid %d: %s", s.pid, strerror(-ret));
 	else
@@ -94,6 +95,7 @@ int main(int argc, char **argv)
 	ri.threads_seen = s.threads_seen;
 	ri.lost = s.lost;
 	ri.verbose = o.verbose;
+	ri.unwinder = o.unwinder;
 	ret = report_write(out, &ri, &prof, &sp.stats, &sp.maps);
 	if (ret == 0 && out != stdout && fclose(out) == EOF)
 		ret = -errno;

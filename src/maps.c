@@ -419,3 +419,14 @@ uint64_t maps_frame_key(struct maps *m, uint64_t addr)
 		return frame_key(0, addr);
 	return frame_key(mp->module, addr - mp->bias);
 }
+
+bool maps_is_sigreturn(struct maps *m, uint64_t addr)
+{
+	static const unsigned char code[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
+	const struct mapping *mp = maps_find_refresh(m, addr);
+	struct module *mod = mp ? maps_module(m, mp->module) : NULL;
+	unsigned char buf[sizeof(code)];
+
+	return mod && mod->image && module_read(mod, addr - mp->bias, buf, sizeof(buf)) == 0 &&
+	       !memcmp(buf, code, sizeof(code));
+}

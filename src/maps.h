@@ -96,6 +96,10 @@ int module_open(struct maps *m, struct module *mod);
  * 0, or -1 if they are not all in the file part of one PT_LOAD segment. */
 int module_read(const struct module *mod, uint64_t vaddr, void *buf, size_t n);
 
+/* Is ADDR the x86-64 rt_sigreturn trampoline (mov $15,%rax; syscall) that
+ * a signal handler returns to?  Read from the module file. */
+bool maps_is_sigreturn(struct maps *m, uint64_t addr);
+
 static inline struct module *maps_module(const struct maps *m, uint32_t id)
 {
 	return id && id < m->nmodules ? m->modules[id] : NULL;

@@ -82,8 +82,8 @@ int report_write(FILE *f, const struct report_info *ri, const struct profile *p,
 			sampler_stall_percentile(st, 99));
 		fprintf(f, "profiler: own CPU time: %.1f ms, %.1f us per sample\n",
 			(double)st->cpu_ns / 1e6, (double)st->cpu_ns / 1e3 / (double)ns);
-		fprintf(f, "profiler: unwind: mean %.1f us per sample, mean %.1f frames; %" PRIu64 " complete, %" PRIu64 " truncated, %" PRIu64 " failed\n",
-			(double)st->unwind_ns / 1e3 / (double)ns, (double)st->frames / (double)ns,
+		fprintf(f, "profiler: unwind (%s): mean %.1f us per sample, mean %.1f frames; %" PRIu64 " complete, %" PRIu64 " truncated, %" PRIu64 " failed\n",
+			ri->unwinder, (double)st->unwind_ns / 1e3 / (double)ns, (double)st->frames / (double)ns,
 			st->unwind_complete, st->unwind_truncated, st->unwind_failed);
 		fprintf(f, "profiler: priority: %s; maps read %lu times, %zu modules\n",
 			st->realtime ? "SCHED_FIFO" : "normal (no real-time priority: samples may come late on a busy machine)",

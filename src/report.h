@@ -18,6 +18,7 @@ struct report_info {
 	size_t threads_seen;
 	unsigned long lost;             /* samples lost in the session */
 	int verbose;
+	const char *unwinder;           /* backend name */
 };
 
 /* Write the report to F.  0, or -errno if writing failed. */

@@ -67,8 +67,8 @@ static struct capture *capture_thread(void *arg, struct thread *t)
 	return c;
 }
 
-int sampler_init(struct sampler *sp, struct session *s, unsigned frequency, double duration,
-		 size_t stack_size, unsigned max_frames)
+int sampler_init(struct sampler *sp, struct session *s, const struct unwinder_ops *unwinder,
+		 unsigned frequency, double duration, size_t stack_size, unsigned max_frames)
 {
 	int ret;
 
@@ -83,7 +83,7 @@ int sampler_init(struct sampler *sp, struct session *s, unsigned frequency, doub
 	ret = maps_init(&sp->maps, s->pid);
 	if (ret < 0)
 		return ret;
-	sp->unwinder = &unwinder_libunwind;
+	sp->unwinder = unwinder;
 	sp->unwind_state = sp->unwinder->init(&sp->maps);
 	if (!sp->unwind_state)
 		return -ENOMEM;

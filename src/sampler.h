@@ -48,8 +48,8 @@ struct sampler {
 };
 
 /* Set up for the session's process, which must be attached.  0 or -errno. */
-int sampler_init(struct sampler *sp, struct session *s, unsigned frequency, double duration,
-		 size_t stack_size, unsigned max_frames);
+int sampler_init(struct sampler *sp, struct session *s, const struct unwinder_ops *unwinder,
+		 unsigned frequency, double duration, size_t stack_size, unsigned max_frames);
 
 /* Sample until the duration is over, the target exits, or a signal asks
  * to stop.  Leaves the threads seized: the caller detaches.  0 or -errno. */

@@ -216,21 +216,6 @@ static void lu_flush(void *state)
 	unw_flush_cache(st->as, 0, 0);
 }
 
-/* Is IP the x86-64 rt_sigreturn trampoline (mov $15,%rax; syscall) that a
- * signal handler returns to?  libunwind 1.6's unw_is_signal_frame() does
- * not say so for the trampoline frame of a remote cursor, though it steps
- * through it; the code bytes, read from the module file, do. */
-static bool is_sigreturn(struct lu_state *st, uint64_t ip)
-{
-	static const unsigned char code[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
-	const struct mapping *mp = maps_find_refresh(st->maps, ip);
-	struct module *mod = mp ? maps_module(st->maps, mp->module) : NULL;
-	unsigned char buf[sizeof(code)];
-
-	return mod && mod->image && module_read(mod, ip - mp->bias, buf, sizeof(buf)) == 0 &&
-	       !memcmp(buf, code, sizeof(code));
-}
-
 static enum unwind_result lu_walk(void *state, const struct capture *c,
 				  uint64_t *pcs, unsigned max, unsigned *n_out)
 {
@@ -261,8 +246,11 @@ static enum unwind_result lu_walk(void *state, const struct capture *c,
 		}
 		/* A signal frame's PC is the first instruction of the
 		 * trampoline (__restore_rt), where the handler returns to:
-		 * pc - 1 would fall before it, in another function. */
-		sig = is_sigreturn(st, ip) || unw_is_signal_frame(&cursor) > 0;
+		 * pc - 1 would fall before it, in another function.
+		 * libunwind 1.6.2 steps through the frame correctly, but its
+		 * unw_is_signal_frame() does not report it for a remote
+		 * cursor, so the code is checked as well. */
+		sig = maps_is_sigreturn(st->maps, ip) || unw_is_signal_frame(&cursor) > 0;
 		pcs[n++] = exact || sig ? ip : ip - 1;
 		if (n >= max) {
 			res = UNWIND_TRUNCATED;

@@ -32,5 +32,11 @@ struct unwinder_ops {
 };
 
 extern const struct unwinder_ops unwinder_libunwind;
+extern const struct unwinder_ops unwinder_libdw;
+
+/* The backend called NAME, or NULL. */
+const struct unwinder_ops *unwinder_find(const char *name);
+/* The backend used when none is named. */
+extern const struct unwinder_ops *const unwinder_default;
 
 #endif

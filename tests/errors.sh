@@ -36,6 +36,9 @@ expect "-d -1" 2 "invalid duration" -d -1 -- true
 expect "-d x" 2 "invalid duration" -d x -- true
 expect "-p 0" 2 "invalid pid" -p 0
 expect "-p abc" 2 "invalid pid" -p abc
+expect "--stack-size 100" 2 "invalid stack size" --stack-size 100 -- true
+expect "--max-frames 1" 2 "invalid frame limit" --max-frames 1 -- true
+expect "--unwinder bogus" 2 "invalid unwinder" --unwinder bogus -- true
 expect "no arguments" 2 "nothing to profile"
 expect "-p and a command" 2 "not both" -p "$spid" -- true
 check "-p and a command: pid $spid left alive, not stopped" alive_not_stopped "$spid"

@@ -171,11 +171,13 @@ run_cmd() {
 	return 0
 }
 
-# run_ctprof NAME ARGS...: run_cmd NAME "$CTPROF" ARGS...
+# run_ctprof NAME ARGS...: run_cmd NAME "$CTPROF" $CTPROF_ARGS ARGS...
+# (CTPROF_ARGS, set by tests/meson.build, picks the unwinder backend.)
 run_ctprof() {
 	local name=$1
 	shift
-	run_cmd "$name" "$CTPROF" "$@"
+	# shellcheck disable=SC2086 # CTPROF_ARGS is a list of options
+	run_cmd "$name" "$CTPROF" ${CTPROF_ARGS:-} "$@"
 }
 
 # ---- report fields ----------------------------------------------------------

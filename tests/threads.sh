@@ -11,7 +11,8 @@ tpid=$!
 bg_started "$tpid"
 sleep 0.3
 
-"$CTPROF" -p "$tpid" -d 2 >"$TMP/threads.out" 2>"$TMP/threads.err" &
+# shellcheck disable=SC2086 # CTPROF_ARGS is a list of options
+"$CTPROF" ${CTPROF_ARGS:-} -p "$tpid" -d 2 >"$TMP/threads.out" 2>"$TMP/threads.err" &
 cpid=$!
 bg_started "$cpid"
 OUT=$TMP/threads.out ERR=$TMP/threads.err

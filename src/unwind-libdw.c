@@ -1,0 +1,278 @@
+/* unwind-libdw.c - the libdw backend: libdwfl's unwinder (dwfl_attach_state,
+ * dwfl_getthread_frames) over the same captures as the libunwind backend.
+ *
+ * One Dwfl stands for the target's address space: every module with code
+ * is reported at its load bias from the file ctprof opened (maps.c), so
+ * libdwfl reads CFI from .eh_frame/.debug_frame on disk.  The thread
+ * callbacks serve the initial registers from the capture and memory from
+ * the stack snapshot or the module files; nothing reads the target.
+ * dwfl_attach_state is never given a live pid to attach to (it would
+ * ptrace by itself): the "process" here is only our callbacks.
+ */
+#include "unwind.h"
+#include "util.h"
+
+#include <elfutils/libdwfl.h>
+#include <dwarf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct reported {
+	uint32_t module;
+	uint64_t bias;
+};
+
+struct ld_state {
+	struct maps *maps;
+	Dwfl *dwfl;
+	bool attached;
+	struct reported *rep;           /* modules reported to dwfl */
+	size_t nrep, repcap;
+	unsigned long synced;           /* maps->refreshes at the last sync */
+
+	/* The walk in progress. */
+	const struct capture *cap;
+	uint64_t *pcs;
+	unsigned max, n;
+	bool beyond_snapshot;
+	bool truncated;
+	bool bad_sp;
+	uint64_t last_sp;
+};
+
+static char *debuginfo_path;
+
+static const Dwfl_Callbacks ld_dwfl_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.debuginfo_path = &debuginfo_path,
+};
+
+static pid_t ld_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	/* Threads are only ever asked for by id (get_thread). */
+	return 0;
+}
+
+static bool ld_get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+{
+	*thread_argp = arg;
+	return true;
+}
+
+static bool ld_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	struct ld_state *st = arg;
+	const struct capture *c = st->cap;
+	const struct mapping *mp;
+	struct module *mod;
+
+	if (addr >= c->sp && c->stack_len >= sizeof(*result) &&
+	    addr - c->sp <= c->stack_len - sizeof(*result)) {
+		memcpy(result, c->stack + (addr - c->sp), sizeof(*result));
+		return true;
+	}
+	mp = maps_find_refresh(st->maps, addr);
+	mod = mp ? maps_module(st->maps, mp->module) : NULL;
+	if (mod && mod->image && module_read(mod, addr - mp->bias, result, sizeof(*result)) == 0)
+		return true;
+	if (addr >= c->sp + c->stack_len && (!c->stack_top || addr < c->stack_top))
+		st->beyond_snapshot = true;
+	return false;
+}
+
+static bool ld_set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	const struct user_regs_struct *r = &((struct ld_state *)arg)->cap->regs;
+	/* DWARF register order on x86-64. */
+	Dwarf_Word regs[17] = {
+		r->rax, r->rdx, r->rcx, r->rbx, r->rsi, r->rdi, r->rbp, r->rsp,
+		r->r8, r->r9, r->r10, r->r11, r->r12, r->r13, r->r14, r->r15, r->rip,
+	};
+
+	return dwfl_thread_state_registers(thread, 0, 17, regs);
+}
+
+static const Dwfl_Thread_Callbacks ld_thread_callbacks = {
+	.next_thread = ld_next_thread,
+	.get_thread = ld_get_thread,
+	.memory_read = ld_memory_read,
+	.set_initial_registers = ld_set_initial_registers,
+};
+
+static bool is_reported(struct ld_state *st, uint32_t module, uint64_t bias)
+{
+	size_t i;
+
+	for (i = 0; i < st->nrep; i++)
+		if (st->rep[i].module == module && st->rep[i].bias == bias)
+			return true;
+	return false;
+}
+
+/* Report every module with code that dwfl does not know yet. */
+static void sync_modules(struct ld_state *st)
+{
+	struct maps *m = st->maps;
+	bool began = false;
+	size_t i;
+
+	if (st->dwfl && st->synced == m->refreshes)
+		return;
+	st->synced = m->refreshes;
+	for (i = 0; i < m->nmap; i++) {
+		const struct mapping *mp = &m->map[i];
+		struct module *mod = maps_module(m, mp->module);
+		int fd;
+
+		if (!mp->exec || !mod || !mod->image || !mod->phdr || is_reported(st, mp->module, mp->bias))
+			continue;
+		fd = dup(mod->fd);
+		if (fd < 0)
+			continue;
+		if (!began) {
+			dwfl_report_begin_add(st->dwfl);
+			began = true;
+		}
+		/* For ET_DYN, with add_p_vaddr the module starts at BASE plus
+		 * its first p_vaddr: BASE is the load bias. */
+		if (!dwfl_report_elf(st->dwfl, mod->name, mod->path, fd, mp->bias, true)) {
+			close(fd);
+			continue;
+		}
+		GROW(st->rep, st->repcap, st->nrep + 1);
+		st->rep[st->nrep].module = mp->module;
+		st->rep[st->nrep].bias = mp->bias;
+		st->nrep++;
+	}
+	if (began)
+		dwfl_report_end(st->dwfl, NULL, NULL);
+	if (!st->attached && st->nrep)
+		st->attached = dwfl_attach_state(st->dwfl, NULL, st->maps->pid,
+						 &ld_thread_callbacks, st);
+}
+
+static void ld_reset(struct ld_state *st)
+{
+	if (st->dwfl)
+		dwfl_end(st->dwfl);
+	st->dwfl = dwfl_begin(&ld_dwfl_callbacks);
+	st->attached = false;
+	st->nrep = 0;
+	st->synced = 0;
+}
+
+static void *ld_init(struct maps *maps)
+{
+	struct ld_state *st = xcalloc(1, sizeof(*st));
+
+	st->maps = maps;
+	ld_reset(st);
+	if (!st->dwfl) {
+		free(st);
+		return NULL;
+	}
+	return st;
+}
+
+static void ld_fini(void *state)
+{
+	struct ld_state *st = state;
+
+	if (!st)
+		return;
+	if (st->dwfl)
+		dwfl_end(st->dwfl);
+	free(st->rep);
+	free(st);
+}
+
+static void ld_flush(void *state)
+{
+	/* Modules may have been unmapped, and others put in their place:
+	 * a Dwfl cannot forget a module, so start a new one. */
+	ld_reset(state);
+}
+
+static int ld_frame(Dwfl_Frame *frame, void *arg)
+{
+	struct ld_state *st = arg;
+	Dwarf_Addr pc;
+	Dwarf_Word sp;
+	bool activation = false;
+
+	if (!dwfl_frame_pc(frame, &pc, &activation))
+		return DWARF_CB_ABORT;
+	if (st->n > 0 && pc == 0)
+		return DWARF_CB_ABORT;
+	/* An ordinary caller's frame has a higher stack pointer; the frame
+	 * after a signal frame (an activation) may be on another stack. */
+	if (dwfl_frame_reg(frame, 7, &sp) == 0) {
+		if (st->n > 0 && !activation && sp <= st->last_sp) {
+			st->bad_sp = true;
+			return DWARF_CB_ABORT;
+		}
+		st->last_sp = sp;
+	}
+	/* libdw calls the trampoline a handler returns to a plain caller
+	 * frame; its PC is the trampoline's first instruction (see
+	 * unwind-libunwind.c). */
+	if (!activation && maps_is_sigreturn(st->maps, pc))
+		activation = true;
+	st->pcs[st->n++] = activation ? pc : pc - 1;
+	if (st->n >= st->max) {
+		st->truncated = true;
+		return DWARF_CB_ABORT;
+	}
+	return DWARF_CB_OK;
+}
+
+static enum unwind_result ld_walk(void *state, const struct capture *c,
+				  uint64_t *pcs, unsigned max, unsigned *n_out)
+{
+	struct ld_state *st = state;
+	enum unwind_result res;
+	uint64_t last;
+	int ret = -1, tries;
+
+	for (tries = 0; tries < 2; tries++) {
+		/* The leaf may be in code loaded since the maps were read. */
+		maps_find_refresh(st->maps, c->regs.rip);
+		sync_modules(st);
+		st->cap = c;
+		st->pcs = pcs;
+		st->max = max;
+		st->n = 0;
+		st->beyond_snapshot = st->truncated = st->bad_sp = false;
+		st->last_sp = 0;
+		ret = st->attached ? dwfl_getthread_frames(st->dwfl, c->tid, ld_frame, st) : -1;
+		if (ret == 0 || st->truncated || st->n == 0)
+			break;
+		/* Stuck at a PC in no known mapping: if a reread of the maps
+		 * finds code there (a library loaded since), once more. */
+		last = pcs[st->n - 1];
+		if (maps_find(st->maps, last) || !maps_find_refresh(st->maps, last))
+			break;
+	}
+	if (st->n == 0)
+		pcs[st->n++] = c->regs.rip;
+	if (st->truncated)
+		res = UNWIND_TRUNCATED;
+	else if (ret == 0)
+		res = UNWIND_COMPLETE;
+	else if (st->beyond_snapshot)
+		res = UNWIND_TRUNCATED;
+	else
+		res = UNWIND_FAILED;
+	*n_out = st->n;
+	return res;
+}
+
+const struct unwinder_ops unwinder_libdw = {
+	.name = "libdw",
+	.init = ld_init,
+	.fini = ld_fini,
+	.flush = ld_flush,
+	.walk = ld_walk,
+};
