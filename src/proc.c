@@ -71,11 +71,12 @@ int proc_open_task_stat(pid_t pid, pid_t tid)
 	return open(path, O_RDONLY | O_CLOEXEC);
 }
 
-char proc_state(int fd)
+char proc_state(int fd, int *cpu)
 {
-	char buf[512];
+	char buf[512], state;
 	ssize_t n;
 	char *p;
+	int field;
 
 	if (fd < 0)
 		return 0;
@@ -87,7 +88,17 @@ char proc_state(int fd)
 	p = strrchr(buf, ')');
 	if (!p || p[1] != ' ' || !p[2])
 		return 0;
-	return p[2];
+	state = p[2];
+	if (cpu) {
+		/* The state is field 3; "processor" is field 39. */
+		*cpu = -1;
+		for (field = 3, p += 2; *p && field < 39; p++)
+			if (*p == ' ')
+				field++;
+		if (field == 39)
+			*cpu = atoi(p);
+	}
+	return state;
 }
 
 int proc_status_long(pid_t pid, const char *field, long *out)

@@ -25,8 +25,9 @@ int proc_read_stat(pid_t pid, pid_t tid, struct proc_stat *st);
 int proc_open_task_stat(pid_t pid, pid_t tid);
 
 /* The state letter of a thread from its kept-open stat fd (one pread, no
- * allocation), or 0 if the thread is gone. */
-char proc_state(int stat_fd);
+ * allocation), or 0 if the thread is gone.  If CPU is not NULL, it gets the
+ * CPU the thread last ran on (-1 if unknown). */
+char proc_state(int stat_fd, int *cpu);
 
 /* Read an integer field ("TracerPid", "Uid", ...) of /proc/PID/status.
  * For "Uid"/"Gid" the first (real) id is returned.  0 or -errno. */

@@ -27,6 +27,8 @@
 
 /* How long a tick waits for an interrupted thread to stop. */
 #define STOP_TIMEOUT_NS 100000000ULL
+/* How long it polls for the stops before it sleeps. */
+#define SPIN_NS 200000ULL
 
 /* The session's callback: the thread is stopped; take only what must be
  * taken while it is. */
@@ -130,6 +132,10 @@ static void unwind_captures(struct sampler *sp)
 static void tick(struct sampler *sp)
 {
 	struct session *s = sp->session;
+	/* Spin for the stops only if no thread to stop shares our CPU: it
+	 * could not run to its stop while ctprof (SCHED_FIFO) spins. */
+	uint64_t spin = sp->stats.realtime ? SPIN_NS : 0;
+	int here = sched_getcpu();
 	size_t i;
 
 	sp->maps.epoch++;
@@ -140,15 +146,17 @@ static void tick(struct sampler *sp)
 	sp->ncaps = 0;
 	for (i = 0; i < s->nthreads; i++) {
 		struct thread *t = &s->threads[i];
+		int cpu = -1;
 
 		if (t->listening || t->sample_wanted || t->exiting)
 			continue;
-		if (proc_state(t->stat_fd) != 'R')
+		if (proc_state(t->stat_fd, &cpu) != 'R')
 			continue;
-		session_interrupt(s, t);
+		if (session_interrupt(s, t) == 0 && (cpu < 0 || cpu == here))
+			spin = 0;
 	}
 	if (s->waiting)
-		session_wait_samples(s, STOP_TIMEOUT_NS);
+		session_wait_samples(s, spin, STOP_TIMEOUT_NS);
 	if (s->exec_seen) {
 		/* Captured in the old image: its addresses mean nothing now. */
 		s->lost += sp->ncaps;
@@ -213,6 +221,9 @@ int sampler_run(struct sampler *sp)
 		end = start + (uint64_t)(sp->duration * 1e9);
 	cpu0 = cpu_time_ns();
 	raise_priority(sp);
+	/* From here on, statuses are reaped after the signalfd says there
+	 * are some (SIGCHLD), and only then. */
+	session_reap(s);
 
 	for (;;) {
 		struct pollfd pfd[2] = {
@@ -222,7 +233,6 @@ int sampler_run(struct sampler *sp)
 		struct timespec ts, *tsp = NULL;
 		uint64_t now;
 
-		session_reap(s);
 		if (s->exited || !s->nthreads || s->stop_signal)
 			break;
 		now = now_ns();
@@ -235,17 +245,19 @@ int sampler_run(struct sampler *sp)
 		}
 		if (ppoll(pfd, 2, tsp, NULL) < 0 && errno != EINTR)
 			break;
-		if (pfd[1].revents & POLLIN)
+		if (pfd[1].revents & POLLIN) {
 			session_read_signals(s);
+			session_reap(s);
+			if (s->exited || !s->nthreads)
+				continue;
+		}
 		if (pfd[0].revents & POLLIN) {
 			uint64_t exp = 0;
 
 			if (read(tfd, &exp, sizeof(exp)) == sizeof(exp) && exp > 0) {
 				sp->stats.ticks += exp;
 				sp->stats.missed += exp - 1;
-				session_reap(s);
-				if (!s->exited)
-					tick(sp);
+				tick(sp);
 			}
 		}
 	}
