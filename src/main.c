@@ -35,7 +35,7 @@ int main(int argc, char **argv)
 	struct sampler sp;
 	struct profile prof;
 	struct symbolizer *sz;
-	struct report_info ri;
+	struct run_info ri;
 	FILE *out = stdout;
 	int code, fail, ret;
 
@@ -88,22 +88,30 @@ int main(int argc, char **argv)
 	if (!o.debuginfod)
 		unsetenv("DEBUGINFOD_URLS");
 	sz = symbolizer_new(&sp.maps);
-	profile_build(&prof, &sp.stacks, sz);
-	ri.pid = s.pid;
-	ri.comm = s.comm;
-	ri.frequency = o.frequency;
+	profile_init(&prof);
+	prof.pid = s.pid;
+	prof.comm = strpool_intern(&prof.strings, s.comm);
+	prof.frequency = o.frequency;
+	prof.time_ns = sp.stats.start_realtime_ns;
+	prof.duration_ns = (int64_t)sp.stats.wall_ns;
+	profile_from_stacks(&prof, &sp.stacks, sz, &sp.maps);
+	for (size_t i = 0; i < sp.nnames; i++)
+		profile_set_thread(&prof, sp.names[i].tid, sp.names[i].name);
+	symbolizer_free(sz);
+
 	ri.threads_seen = s.threads_seen;
 	ri.lost = s.lost;
-	ri.verbose = o.verbose;
+	ri.stats = &sp.stats;
+	ri.maps = &sp.maps;
 	ri.unwinder = o.unwinder;
-	ret = report_write(out, &ri, &prof, &sp.stats, &sp.maps);
+	ri.verbose = o.verbose;
+	ret = report_write(out, &prof, &ri);
 	if (ret == 0 && out != stdout && fclose(out) == EOF)
 		ret = -errno;
 	if (ret < 0)
 		error_msg("cannot write the report to %s: %s", o.output ? o.output : "standard output",
 			  strerror(-ret));
 	profile_release(&prof);
-	symbolizer_free(sz);
 	sampler_release(&sp);
 
 	if (s.launched) {

@@ -42,6 +42,31 @@ int module_read(const struct module *mod, uint64_t vaddr, void *buf, size_t n)
 	return -1;
 }
 
+/* Look for the GNU build id in the note segment PH. */
+static void module_find_build_id(struct module *mod, const Elf64_Phdr *ph)
+{
+	uint64_t off = ph->p_offset, end = ph->p_offset + ph->p_filesz;
+
+	if (end > mod->image_size || end < off)
+		return;
+	while (off + sizeof(Elf64_Nhdr) <= end) {
+		const Elf64_Nhdr *nh = (const Elf64_Nhdr *)(mod->image + off);
+		uint64_t name = off + sizeof(*nh);
+		uint64_t desc = name + ((nh->n_namesz + 3) & ~3U);
+		uint64_t next = desc + ((nh->n_descsz + 3) & ~3U);
+
+		if (next > end || next <= off)
+			return;
+		if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
+		    !memcmp(mod->image + name, "GNU", 4) && nh->n_descsz) {
+			mod->build_id = mod->image + desc;
+			mod->build_id_len = nh->n_descsz;
+			return;
+		}
+		off = next;
+	}
+}
+
 /* Check the ELF header and find the program headers and unwind table.
  * Anything malformed leaves mod->phdr NULL: the module is then shown as
  * module+offset and not unwound through, never trusted. */
@@ -72,6 +97,8 @@ static void module_parse_elf(struct module *mod)
 				mod->vaddr_hi = ph->p_vaddr + ph->p_memsz;
 		} else if (ph->p_type == PT_GNU_EH_FRAME) {
 			mod->hdr_vaddr = ph->p_vaddr;
+		} else if (ph->p_type == PT_NOTE) {
+			module_find_build_id(mod, ph);
 		}
 	}
 	if (mod->vaddr_lo == UINT64_MAX) {
@@ -327,6 +354,10 @@ int maps_refresh(struct maps *m)
 		if (mod->exec && !mod->opened)
 			module_open(m, mod);
 		mp->bias = mapping_bias(mod, mp->start, pgoff);
+		if (mp->exec || !mod->loaded) {
+			mod->bias = mp->bias;
+			mod->loaded = true;
+		}
 	}
 
 	/* Code that was unmapped (dlclose) may come back at the same address

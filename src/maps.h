@@ -37,7 +37,10 @@ struct module {
 	bool has_table;                 /* .eh_frame_hdr with a binary search table */
 	uint64_t hdr_vaddr;             /* ELF address of .eh_frame_hdr */
 	uint64_t fde_count;
-	void *sym;                      /* symbolizer state, owned by symbolize.c */
+	const unsigned char *build_id;  /* NT_GNU_BUILD_ID bytes in image, or NULL */
+	size_t build_id_len;
+	bool loaded;                    /* has been seen mapped; then: */
+	uint64_t bias;                  /* its load bias when last seen */
 };
 
 struct mapping {

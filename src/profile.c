@@ -2,112 +2,317 @@
 #include "profile.h"
 #include "util.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t func_hash(const struct sym_frame *f)
+void profile_init(struct profile *p)
 {
-	uint64_t h = fnv1a(FNV_OFFSET, &f->function, sizeof(f->function));
-
-	h = fnv1a(h, &f->file, sizeof(f->file));
-	h = fnv1a(h, &f->line, sizeof(f->line));
-	return fnv1a(h, &f->module, sizeof(f->module));
-}
-
-static void reindex(struct profile *p)
-{
-	size_t i, j, cap = p->index_cap ? p->index_cap * 2 : 1024;
-
-	free(p->index);
-	p->index = xmalloc(cap * sizeof(*p->index));
-	for (i = 0; i < cap; i++)
-		p->index[i] = SIZE_MAX;
-	p->index_cap = cap;
-	for (i = 0; i < p->n; i++) {
-		struct sym_frame key = { .function = p->funcs[i].name, .file = p->funcs[i].file,
-					 .line = p->funcs[i].line, .module = p->funcs[i].module };
-
-		for (j = func_hash(&key) & (cap - 1); p->index[j] != SIZE_MAX; j = (j + 1) & (cap - 1))
-			;
-		p->index[j] = i;
-	}
-}
-
-/* The function of level F; strings are interned, so pointers compare. */
-static struct func *func_get(struct profile *p, const struct sym_frame *f)
-{
-	struct func *fn;
-	size_t j;
-
-	if ((p->n + 1) * 2 > p->index_cap)
-		reindex(p);
-	for (j = func_hash(f) & (p->index_cap - 1); p->index[j] != SIZE_MAX;
-	     j = (j + 1) & (p->index_cap - 1)) {
-		fn = &p->funcs[p->index[j]];
-		if (fn->name == f->function && fn->file == f->file && fn->line == f->line &&
-		    fn->module == f->module)
-			return fn;
-	}
-	GROW(p->funcs, p->cap, p->n + 1);
-	p->index[j] = p->n;
-	fn = &p->funcs[p->n++];
-	memset(fn, 0, sizeof(*fn));
-	fn->name = f->function;
-	fn->file = f->file;
-	fn->line = f->line;
-	fn->module = f->module;
-	return fn;
-}
-
-static int func_cmp(const void *a, const void *b)
-{
-	const struct func *x = a, *y = b;
-
-	if (x->self != y->self)
-		return x->self > y->self ? -1 : 1;
-	if (x->cum != y->cum)
-		return x->cum > y->cum ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
-void profile_build(struct profile *p, const struct stacks *st, struct symbolizer *sz)
-{
-	const struct stack *s;
-	uint64_t stamp = 0;
-
 	memset(p, 0, sizeof(*p));
-	stacks_for_each(st, s) {
-		uint32_t i;
-
-		stamp++;
-		p->total += s->count;
-		for (i = 0; i < s->nframes; i++) {
-			const struct sym_frame *lv;
-			unsigned n = symbolizer_lookup(sz, s->frames[i], &lv), j;
-
-			for (j = 0; j < n; j++) {
-				struct func *fn = func_get(p, &lv[j]);
-
-				if (i == 0 && j == 0)
-					fn->self += s->count;
-				/* Recursion: a function counts once per sample. */
-				if (fn->stamp != stamp) {
-					fn->stamp = stamp;
-					fn->cum += s->count;
-				}
-			}
-		}
-	}
-	free(p->index);
-	p->index = NULL;
-	p->index_cap = 0;
-	if (p->n)
-		qsort(p->funcs, p->n, sizeof(*p->funcs), func_cmp);
+	strpool_init(&p->strings);
 }
 
 void profile_release(struct profile *p)
 {
 	free(p->funcs);
-	free(p->index);
+	free(p->lines);
+	free(p->locs);
+	free(p->sample_locs);
+	free(p->maps);
+	free(p->samples);
+	free(p->threads);
+	free(p->func_index);
+	strpool_release(&p->strings);
 	memset(p, 0, sizeof(*p));
+}
+
+static uint64_t func_hash(const char *name, const char *file, int line, uint32_t mapping)
+{
+	uint64_t h = fnv1a(FNV_OFFSET, &name, sizeof(name));
+
+	h = fnv1a(h, &file, sizeof(file));
+	h = fnv1a(h, &line, sizeof(line));
+	return fnv1a(h, &mapping, sizeof(mapping));
+}
+
+static void func_reindex(struct profile *p)
+{
+	size_t cap = p->func_index_cap ? p->func_index_cap * 2 : 1024, i, j;
+
+	free(p->func_index);
+	p->func_index = xmalloc(cap * sizeof(*p->func_index));
+	for (i = 0; i < cap; i++)
+		p->func_index[i] = SIZE_MAX;
+	p->func_index_cap = cap;
+	for (i = 0; i < p->nfuncs; i++) {
+		const struct pfunc *f = &p->funcs[i];
+
+		for (j = func_hash(f->name, f->file, f->line, f->mapping) & (cap - 1);
+		     p->func_index[j] != SIZE_MAX; j = (j + 1) & (cap - 1))
+			;
+		p->func_index[j] = i;
+	}
+}
+
+uint32_t profile_add_func(struct profile *p, const char *name, const char *file, int line,
+			  uint32_t mapping)
+{
+	struct pfunc *f;
+	size_t j;
+
+	name = strpool_intern(&p->strings, name ? name : "?");
+	file = strpool_intern(&p->strings, file);
+	if ((p->nfuncs + 1) * 2 > p->func_index_cap)
+		func_reindex(p);
+	for (j = func_hash(name, file, line, mapping) & (p->func_index_cap - 1);
+	     p->func_index[j] != SIZE_MAX; j = (j + 1) & (p->func_index_cap - 1)) {
+		f = &p->funcs[p->func_index[j]];
+		if (f->name == name && f->file == file && f->line == line && f->mapping == mapping)
+			return (uint32_t)p->func_index[j];
+	}
+	GROW(p->funcs, p->funcs_cap, p->nfuncs + 1);
+	p->func_index[j] = p->nfuncs;
+	f = &p->funcs[p->nfuncs];
+	f->name = name;
+	f->file = file;
+	f->line = line;
+	f->mapping = mapping;
+	return (uint32_t)p->nfuncs++;
+}
+
+void profile_set_thread(struct profile *p, pid_t tid, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < p->nthreads; i++)
+		if (p->threads[i].tid == tid)
+			break;
+	if (i == p->nthreads) {
+		GROW(p->threads, p->threads_cap, p->nthreads + 1);
+		p->nthreads++;
+	}
+	p->threads[i].tid = tid;
+	p->threads[i].name = strpool_intern(&p->strings, name);
+}
+
+const char *profile_thread_name(const struct profile *p, pid_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < p->nthreads; i++)
+		if (p->threads[i].tid == tid)
+			return p->threads[i].name;
+	return NULL;
+}
+
+const char *profile_map_name(const struct profile *p, uint32_t mapping)
+{
+	return mapping && mapping <= p->nmaps ? p->maps[mapping - 1].name : "anon";
+}
+
+static void hex(char *out, const unsigned char *b, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = digits[b[i] >> 4];
+		out[2 * i + 1] = digits[b[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+/* Location per distinct frame key, mapping per module: built on demand. */
+struct builder {
+	struct profile *p;
+	struct symbolizer *sz;
+	const struct maps *maps;
+	uint32_t *map_of_module;        /* module id -> 1-based mapping, 0: not yet */
+	struct { uint64_t key; uint32_t loc; bool used; } *locs;
+	size_t locs_cap, nlocs;
+};
+
+static uint32_t builder_mapping(struct builder *b, uint32_t module)
+{
+	const struct module *mod = maps_module(b->maps, module);
+	struct pmap *pm;
+	char id[256];
+
+	if (!mod)
+		return 0;
+	if (b->map_of_module[module])
+		return b->map_of_module[module];
+	GROW(b->p->maps, b->p->maps_cap, b->p->nmaps + 1);
+	pm = &b->p->maps[b->p->nmaps++];
+	memset(pm, 0, sizeof(*pm));
+	pm->file = strpool_intern(&b->p->strings, mod->path);
+	pm->name = strpool_intern(&b->p->strings, mod->name);
+	if (mod->build_id && mod->build_id_len < sizeof(id) / 2) {
+		hex(id, mod->build_id, mod->build_id_len);
+		pm->build_id = strpool_intern(&b->p->strings, id);
+	}
+	if (mod->phdr) {
+		pm->start = mod->bias + mod->vaddr_lo;
+		pm->limit = mod->bias + mod->vaddr_hi;
+		pm->offset = 0;
+	}
+	b->map_of_module[module] = (uint32_t)b->p->nmaps;
+	return (uint32_t)b->p->nmaps;
+}
+
+static uint32_t builder_loc(struct builder *b, uint64_t key)
+{
+	struct profile *p = b->p;
+	uint32_t module = frame_key_module(key), mapping;
+	const struct module *mod = maps_module(b->maps, module);
+	const struct sym_frame *lv;
+	struct ploc *loc;
+	unsigned n, i;
+	size_t j;
+
+	if ((b->nlocs + 1) * 2 > b->locs_cap) {
+		size_t ocap = b->locs_cap, ncap = ocap ? ocap * 2 : 1024, k;
+		void *old = b->locs;
+
+		b->locs = xcalloc(ncap, sizeof(*b->locs));
+		b->locs_cap = ncap;
+		for (k = 0; k < ocap; k++) {
+			typeof(b->locs) o = (typeof(b->locs))old + k;
+
+			if (!o->used)
+				continue;
+			for (j = fnv1a(FNV_OFFSET, &o->key, 8) & (ncap - 1); b->locs[j].used;
+			     j = (j + 1) & (ncap - 1))
+				;
+			b->locs[j] = *o;
+		}
+		free(old);
+	}
+	for (j = fnv1a(FNV_OFFSET, &key, 8) & (b->locs_cap - 1); b->locs[j].used;
+	     j = (j + 1) & (b->locs_cap - 1))
+		if (b->locs[j].key == key)
+			return b->locs[j].loc;
+
+	mapping = builder_mapping(b, module);
+	n = symbolizer_lookup(b->sz, key, &lv);
+	GROW(p->locs, p->locs_cap, p->nlocs + 1);
+	loc = &p->locs[p->nlocs];
+	loc->mapping = mapping;
+	/* The runtime address where the module was last loaded. */
+	loc->address = frame_key_offset(key) + (mod && mod->loaded ? mod->bias : 0);
+	loc->first_line = (uint32_t)p->nlines;
+	loc->nlines = n;
+	GROW(p->lines, p->lines_cap, p->nlines + n);
+	for (i = 0; i < n; i++) {
+		p->lines[p->nlines].func = profile_add_func(p, lv[i].function, lv[i].file,
+							    lv[i].line, mapping);
+		p->lines[p->nlines].line = lv[i].src_line;
+		p->nlines++;
+	}
+	b->locs[j].used = true;
+	b->locs[j].key = key;
+	b->locs[j].loc = (uint32_t)p->nlocs;
+	b->nlocs++;
+	return (uint32_t)p->nlocs++;
+}
+
+void profile_from_stacks(struct profile *p, const struct stacks *st,
+			 struct symbolizer *sz, const struct maps *maps)
+{
+	struct builder b = { .p = p, .sz = sz, .maps = maps };
+	const struct stack *s;
+
+	b.map_of_module = xcalloc(maps->nmodules + 1, sizeof(*b.map_of_module));
+	stacks_for_each(st, s) {
+		struct psample *ps;
+		uint32_t i;
+
+		GROW(p->samples, p->samples_cap, p->nsamples + 1);
+		ps = &p->samples[p->nsamples++];
+		ps->count = s->count;
+		ps->tid = s->tid;
+		ps->first_loc = (uint32_t)p->nsample_locs;
+		ps->nlocs = s->nframes;
+		GROW(p->sample_locs, p->sample_locs_cap, p->nsample_locs + s->nframes);
+		for (i = 0; i < s->nframes; i++)
+			p->sample_locs[p->nsample_locs++] = builder_loc(&b, s->frames[i]);
+		p->total += s->count;
+	}
+	free(b.map_of_module);
+	free(b.locs);
+}
+
+/* ---- flat ---- */
+
+/* qsort has no argument for these. */
+static const struct profile *cmp_profile;
+static enum flat_sort cmp_sort;
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct flat_row *x = a, *y = b;
+	uint64_t x1 = cmp_sort == SORT_SELF ? x->self : x->cum, y1 = cmp_sort == SORT_SELF ? y->self : y->cum;
+	uint64_t x2 = cmp_sort == SORT_SELF ? x->cum : x->self, y2 = cmp_sort == SORT_SELF ? y->cum : y->self;
+
+	if (x1 != y1)
+		return x1 > y1 ? -1 : 1;
+	if (x2 != y2)
+		return x2 > y2 ? -1 : 1;
+	return strcmp(cmp_profile->funcs[x->func].name, cmp_profile->funcs[y->func].name);
+}
+
+void profile_flat(const struct profile *p, pid_t tid, enum flat_sort sort, struct flat *out)
+{
+	uint64_t *self = xcalloc(p->nfuncs + 1, sizeof(*self));
+	uint64_t *cum = xcalloc(p->nfuncs + 1, sizeof(*cum));
+	size_t *stamp = xcalloc(p->nfuncs + 1, sizeof(*stamp));
+	size_t i, n = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < p->nsamples; i++) {
+		const struct psample *s = &p->samples[i];
+		uint32_t k;
+
+		if (tid && s->tid != tid)
+			continue;
+		out->total += s->count;
+		for (k = 0; k < s->nlocs; k++) {
+			const struct ploc *loc = &p->locs[p->sample_locs[s->first_loc + k]];
+			uint32_t l;
+
+			for (l = 0; l < loc->nlines; l++) {
+				uint32_t f = p->lines[loc->first_line + l].func;
+
+				if (k == 0 && l == 0)
+					self[f] += s->count;
+				/* Recursion: a function counts once per sample. */
+				if (stamp[f] != i + 1) {
+					stamp[f] = i + 1;
+					cum[f] += s->count;
+				}
+			}
+		}
+	}
+	out->rows = xcalloc(p->nfuncs + 1, sizeof(*out->rows));
+	for (i = 0; i < p->nfuncs; i++) {
+		if (!cum[i])
+			continue;
+		out->rows[n].func = (uint32_t)i;
+		out->rows[n].self = self[i];
+		out->rows[n].cum = cum[i];
+		n++;
+	}
+	out->n = n;
+	cmp_profile = p;
+	cmp_sort = sort;
+	qsort(out->rows, n, sizeof(*out->rows), row_cmp);
+	free(self);
+	free(cum);
+	free(stamp);
+}
+
+void flat_release(struct flat *f)
+{
+	free(f->rows);
+	memset(f, 0, sizeof(*f));
 }

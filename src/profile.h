@@ -1,35 +1,127 @@
-/* profile.h - the profile model: functions with self and cumulative
- * sample counts, built from the stacks and the symbolizer. */
+/* profile.h - the profile model every output is written from.
+ *
+ * Shaped like pprof's profile.proto, so that a pprof file read back
+ * (pprof-read.c) gives the same model as a live run and every writer
+ * works on both: functions, source lines, locations (one per distinct
+ * address, with its inline chain), mappings (one per module) and samples
+ * (a thread, a count and a chain of locations).  The profile owns all its
+ * strings.
+ */
 #ifndef CTPROF_PROFILE_H
 #define CTPROF_PROFILE_H
 
+#include "maps.h"
 #include "stacks.h"
+#include "strpool.h"
 #include "symbolize.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
-struct func {
-	const char *name;       /* interned by the symbolizer */
-	const char *file;       /* declaration file or NULL */
-	int line;
-	uint32_t module;
-	uint64_t self;          /* samples with this function innermost */
-	uint64_t cum;           /* samples with it anywhere, once per sample */
-	uint64_t stamp;         /* last sample that counted it in cum */
+struct pfunc {
+	const char *name;       /* never NULL */
+	const char *file;       /* where it is declared, or NULL */
+	int line;               /* its declaration line, 0 if unknown */
+	uint32_t mapping;       /* 1-based index into maps, 0: none */
+};
+
+struct pline {
+	uint32_t func;          /* index into funcs */
+	int line;               /* source line of the address in it, 0 if unknown */
+};
+
+struct ploc {
+	uint64_t address;
+	uint32_t mapping;       /* 1-based index into maps, 0: none */
+	uint32_t first_line;    /* lines[first_line .. +nlines): innermost first */
+	uint32_t nlines;
+};
+
+struct pmap {
+	const char *file;       /* path of the ELF file */
+	const char *name;       /* its base name */
+	const char *build_id;   /* hex, or NULL */
+	uint64_t start, limit, offset;
+};
+
+struct psample {
+	uint64_t count;
+	pid_t tid;
+	uint32_t first_loc;     /* sample_locs[first_loc .. +nlocs): leaf first */
+	uint32_t nlocs;
+};
+
+struct pthread {
+	pid_t tid;
+	const char *name;
 };
 
 struct profile {
-	struct func *funcs;     /* sorted by self, cum, name after build */
-	size_t n, cap;
-	size_t *index;          /* open-addressing hash of funcs, during build */
-	size_t index_cap;
-	uint64_t total;         /* samples */
+	pid_t pid;
+	const char *comm;
+	unsigned frequency;     /* Hz; each sample is 1e9/frequency ns of CPU */
+	int64_t time_ns;        /* start, since the epoch */
+	int64_t duration_ns;
+	uint64_t total;         /* sum of sample counts */
+
+	struct pfunc *funcs;
+	size_t nfuncs, funcs_cap;
+	struct pline *lines;
+	size_t nlines, lines_cap;
+	struct ploc *locs;
+	size_t nlocs, locs_cap;
+	uint32_t *sample_locs;
+	size_t nsample_locs, sample_locs_cap;
+	struct pmap *maps;
+	size_t nmaps, maps_cap;
+	struct psample *samples;
+	size_t nsamples, samples_cap;
+	struct pthread *threads;
+	size_t nthreads, threads_cap;
+
+	struct strpool strings;
+	size_t *func_index;     /* hash of funcs while building */
+	size_t func_index_cap;
 };
 
-/* Fill P from ST; every frame is symbolized through SZ.  P's strings live
- * as long as SZ. */
-void profile_build(struct profile *p, const struct stacks *st, struct symbolizer *sz);
+void profile_init(struct profile *p);
 void profile_release(struct profile *p);
+
+/* Fill P (fresh from profile_init) from the stacks of a run, symbolizing
+ * each distinct frame once through SZ. */
+void profile_from_stacks(struct profile *p, const struct stacks *st,
+			 struct symbolizer *sz, const struct maps *maps);
+
+/* Building blocks, also used by the pprof reader.  Each returns an index. */
+uint32_t profile_add_func(struct profile *p, const char *name, const char *file, int line,
+			  uint32_t mapping);
+void profile_set_thread(struct profile *p, pid_t tid, const char *name);
+/* The name of thread TID, or NULL. */
+const char *profile_thread_name(const struct profile *p, pid_t tid);
+/* The module name of a mapping index (1-based), or "anon". */
+const char *profile_map_name(const struct profile *p, uint32_t mapping);
+
+/* ---- the flat profile: self and cumulative counts per function ---- */
+
+enum flat_sort { SORT_SELF, SORT_CUM };
+
+struct flat_row {
+	uint32_t func;
+	uint64_t self, cum;
+};
+
+struct flat {
+	struct flat_row *rows;
+	size_t n;
+	uint64_t total;         /* samples counted (after the thread filter) */
+};
+
+/* Self and cumulative counts of every function in the samples of thread
+ * TID (0: all threads); a function counts once per sample in cum.
+ * Rows sorted by SORT, then the other count, then name. */
+void profile_flat(const struct profile *p, pid_t tid, enum flat_sort sort, struct flat *out);
+void flat_release(struct flat *f);
 
 #endif

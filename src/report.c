@@ -23,8 +23,10 @@ static const char *plural(uint64_t n, const char *one, const char *many)
 	return n == 1 ? one : many;
 }
 
-static void lost_line(FILE *f, const struct report_info *ri, const struct sampler_stats *st)
+static void lost_line(FILE *f, const struct run_info *ri)
 {
+	const struct sampler_stats *st = ri->stats;
+
 	if (!st->missed && !ri->lost && !st->unwind_failed && !st->unwind_truncated) {
 		fprintf(f, "no ticks missed, no samples lost, no unwind failed or truncated\n");
 		return;
@@ -39,24 +41,45 @@ static void lost_line(FILE *f, const struct report_info *ri, const struct sample
 	fputc('\n', f);
 }
 
-int report_write(FILE *f, const struct report_info *ri, const struct profile *p,
-		 const struct sampler_stats *st, const struct maps *maps)
+static void verbose_lines(FILE *f, const struct run_info *ri)
 {
-	size_t i;
+	const struct sampler_stats *st = ri->stats;
+	uint64_t ns = st->samples ? st->samples : 1;
 
+	fprintf(f, "profiler: %" PRIu64 " ticks, %" PRIu64 " samples, %zu threads seen, %" PRIu64 " ticks missed\n",
+		st->ticks, st->samples, ri->threads_seen, st->missed);
+	fprintf(f, "profiler: target stopped per sample: median %.1f us, mean %.1f us, p99 %.1f us\n",
+		sampler_stall_percentile(st, 50), (double)st->stall_ns / 1e3 / (double)ns,
+		sampler_stall_percentile(st, 99));
+	fprintf(f, "profiler: own CPU time: %.1f ms, %.1f us per sample\n",
+		(double)st->cpu_ns / 1e6, (double)st->cpu_ns / 1e3 / (double)ns);
+	fprintf(f, "profiler: unwind (%s): mean %.1f us per sample, mean %.1f frames; %" PRIu64 " complete, %" PRIu64 " truncated, %" PRIu64 " failed\n",
+		ri->unwinder, (double)st->unwind_ns / 1e3 / (double)ns, (double)st->frames / (double)ns,
+		st->unwind_complete, st->unwind_truncated, st->unwind_failed);
+	fprintf(f, "profiler: priority: %s; maps read %lu times, %zu modules\n",
+		st->realtime ? "SCHED_FIFO" : "normal (no real-time priority: samples may come late on a busy machine)",
+		ri->maps->refreshes, ri->maps->nmodules - 1);
+}
+
+int report_write(FILE *f, const struct profile *p, const struct run_info *ri)
+{
+	struct flat fl;
+	size_t i, threads = ri ? ri->threads_seen : p->nthreads;
+
+	profile_flat(p, 0, SORT_SELF, &fl);
 	fprintf(f, "total: %" PRIu64 " %s, %.2f s of CPU at %u Hz, %zu %s, pid %d (%s)\n",
-		p->total, plural(p->total, "sample", "samples"),
-		(double)p->total / ri->frequency, ri->frequency,
-		ri->threads_seen, plural(ri->threads_seen, "thread", "threads"), ri->pid, ri->comm);
+		fl.total, plural(fl.total, "sample", "samples"),
+		(double)fl.total / p->frequency, p->frequency,
+		threads, plural(threads, "thread", "threads"), p->pid, p->comm ? p->comm : "?");
 	fprintf(f, "on-CPU profile over %.2f s; percentages are of all %" PRIu64 " samples\n",
-		(double)st->wall_ns / 1e9, p->total);
-	if (p->n)
+		(double)p->duration_ns / 1e9, fl.total);
+	if (fl.n)
 		fprintf(f, "%9s %7s %8s %7s  %-24s  %-14s %s\n",
 			"self", "self%", "cum", "cum%", "function", "location", "module");
-	for (i = 0; i < p->n; i++) {
-		const struct func *fn = &p->funcs[i];
-		const struct module *mod = maps_module(maps, fn->module);
-		double total = p->total ? (double)p->total : 1;
+	for (i = 0; i < fl.n; i++) {
+		const struct flat_row *r = &fl.rows[i];
+		const struct pfunc *fn = &p->funcs[r->func];
+		double total = fl.total ? (double)fl.total : 1;
 		char loc[256];
 
 		if (fn->file && fn->line)
@@ -66,28 +89,15 @@ int report_write(FILE *f, const struct report_info *ri, const struct profile *p,
 		else
 			snprintf(loc, sizeof(loc), "?");
 		fprintf(f, "%7lldms %6.1f%% %7lldms %6.1f%%  %-24s  %-14s [%s]\n",
-			to_ms(fn->self, ri->frequency), 100.0 * (double)fn->self / total,
-			to_ms(fn->cum, ri->frequency), 100.0 * (double)fn->cum / total,
-			fn->name, loc, mod ? mod->name : "anon");
+			to_ms(r->self, p->frequency), 100.0 * (double)r->self / total,
+			to_ms(r->cum, p->frequency), 100.0 * (double)r->cum / total,
+			fn->name, loc, profile_map_name(p, fn->mapping));
 	}
-	lost_line(f, ri, st);
-
-	if (ri->verbose) {
-		uint64_t ns = st->samples ? st->samples : 1;
-
-		fprintf(f, "profiler: %" PRIu64 " ticks, %" PRIu64 " samples, %zu threads seen, %" PRIu64 " ticks missed\n",
-			st->ticks, st->samples, ri->threads_seen, st->missed);
-		fprintf(f, "profiler: target stopped per sample: median %.1f us, mean %.1f us, p99 %.1f us\n",
-			sampler_stall_percentile(st, 50), (double)st->stall_ns / 1e3 / (double)ns,
-			sampler_stall_percentile(st, 99));
-		fprintf(f, "profiler: own CPU time: %.1f ms, %.1f us per sample\n",
-			(double)st->cpu_ns / 1e6, (double)st->cpu_ns / 1e3 / (double)ns);
-		fprintf(f, "profiler: unwind (%s): mean %.1f us per sample, mean %.1f frames; %" PRIu64 " complete, %" PRIu64 " truncated, %" PRIu64 " failed\n",
-			ri->unwinder, (double)st->unwind_ns / 1e3 / (double)ns, (double)st->frames / (double)ns,
-			st->unwind_complete, st->unwind_truncated, st->unwind_failed);
-		fprintf(f, "profiler: priority: %s; maps read %lu times, %zu modules\n",
-			st->realtime ? "SCHED_FIFO" : "normal (no real-time priority: samples may come late on a busy machine)",
-			maps->refreshes, maps->nmodules - 1);
+	flat_release(&fl);
+	if (ri) {
+		lost_line(f, ri);
+		if (ri->verbose)
+			verbose_lines(f, ri);
 	}
 	if (fflush(f) == EOF || ferror(f))
 		return -(errno ? errno : EIO);

@@ -4,25 +4,23 @@
 #ifndef CTPROF_REPORT_H
 #define CTPROF_REPORT_H
 
-#include "maps.h"
 #include "profile.h"
 #include "sampler.h"
 
 #include <stdio.h>
 #include <sys/types.h>
 
-struct report_info {
-	pid_t pid;
-	const char *comm;
-	unsigned frequency;
+/* What the run itself knew: absent (NULL) for a profile read from a file. */
+struct run_info {
 	size_t threads_seen;
 	unsigned long lost;             /* samples lost in the session */
+	const struct sampler_stats *stats;
+	const struct maps *maps;
+	const char *unwinder;
 	int verbose;
-	const char *unwinder;           /* backend name */
 };
 
-/* Write the report to F.  0, or -errno if writing failed. */
-int report_write(FILE *f, const struct report_info *ri, const struct profile *p,
-		 const struct sampler_stats *st, const struct maps *maps);
+/* Write the flat report of P to F.  0, or -errno if writing failed. */
+int report_write(FILE *f, const struct profile *p, const struct run_info *ri);
 
 #endif

@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <stdio.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +95,29 @@ int sampler_init(struct sampler *sp, struct session *s, const struct unwinder_op
 	return 0;
 }
 
+/* Remember the name of thread TID when it is first sampled: once the
+ * thread has exited it can no longer be read. */
+static void note_thread(struct sampler *sp, pid_t tid)
+{
+	char path[64];
+	size_t i;
+	FILE *f;
+
+	for (i = sp->nnames; i-- > 0;)
+		if (sp->names[i].tid == tid)
+			return;
+	GROW(sp->names, sp->namecap, sp->nnames + 1);
+	sp->names[sp->nnames].tid = tid;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", sp->session->pid, tid);
+	f = fopen(path, "re");
+	if (!f || !fgets(sp->names[sp->nnames].name, sizeof(sp->names[0].name), f))
+		snprintf(sp->names[sp->nnames].name, sizeof(sp->names[0].name), "?");
+	if (f)
+		fclose(f);
+	sp->names[sp->nnames].name[strcspn(sp->names[sp->nnames].name, "\n")] = '\0';
+	sp->nnames++;
+}
+
 static void unwind_captures(struct sampler *sp)
 {
 	struct sampler_stats *st = &sp->stats;
@@ -125,6 +149,7 @@ static void unwind_captures(struct sampler *sp)
 			sp->pcs[j] = maps_frame_key(&sp->maps, sp->pcs[j]);
 		stacks_add(&sp->stacks, c->tid, sp->pcs, n);
 		st->unwind_ns += now_ns() - t0;
+		note_thread(sp, c->tid);
 	}
 	sp->ncaps = 0;
 }
@@ -220,6 +245,12 @@ int sampler_run(struct sampler *sp)
 	if (sp->duration > 0)
 		end = start + (uint64_t)(sp->duration * 1e9);
 	cpu0 = cpu_time_ns();
+	{
+		struct timespec rt;
+
+		clock_gettime(CLOCK_REALTIME, &rt);
+		sp->stats.start_realtime_ns = (int64_t)rt.tv_sec * 1000000000LL + rt.tv_nsec;
+	}
 	raise_priority(sp);
 	/* From here on, statuses are reaped after the signalfd says there
 	 * are some (SIGCHLD), and only then. */
@@ -294,6 +325,7 @@ void sampler_release(struct sampler *sp)
 		free(sp->caps[i].stack);
 	free(sp->caps);
 	free(sp->pcs);
+	free(sp->names);
 	if (sp->unwind_state)
 		sp->unwinder->fini(sp->unwind_state);
 	stacks_release(&sp->stacks);

@@ -26,6 +26,7 @@ struct sampler_stats {
 	uint64_t stall_ns;              /* sum of target stop time */
 	uint32_t stall_hist[STALL_BUCKETS];
 	uint64_t wall_ns;               /* from start to end of sampling */
+	int64_t start_realtime_ns;      /* when sampling started, since the epoch */
 	uint64_t cpu_ns;                /* ctprof's own CPU time while sampling */
 	bool realtime;                  /* ran with SCHED_FIFO */
 };
@@ -45,6 +46,11 @@ struct sampler {
 	struct capture *caps;           /* this tick's captures */
 	size_t ncaps, capcap;
 	uint64_t *pcs;                  /* max_frames scratch */
+	struct tname {
+		pid_t tid;
+		char name[16];
+	} *names;                       /* each sampled thread's name */
+	size_t nnames, namecap;
 };
 
 /* Set up for the session's process, which must be attached.  0 or -errno. */

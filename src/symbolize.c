@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE
 #include "symbolize.h"
+#include "strpool.h"
 #include "util.h"
 
 #include <dwarf.h>
@@ -50,8 +51,7 @@ struct symbolizer {
 	size_t cache_cap, cache_n;
 	struct sym_frame *frames;
 	size_t nframes, frames_cap;
-	char **strs;                    /* interned strings, open addressing */
-	size_t strs_cap, strs_n;
+	struct strpool strings;
 };
 
 static char *debuginfo_path;
@@ -64,36 +64,7 @@ static const Dwfl_Callbacks dwfl_callbacks = {
 
 const char *symbolizer_intern(struct symbolizer *sz, const char *s)
 {
-	uint64_t h;
-	size_t i;
-
-	if (!s)
-		return NULL;
-	if ((sz->strs_n + 1) * 2 > sz->strs_cap) {
-		size_t ncap = sz->strs_cap ? sz->strs_cap * 2 : 1024, j;
-		char **n = xcalloc(ncap, sizeof(*n));
-
-		for (j = 0; j < sz->strs_cap; j++) {
-			char *e = sz->strs[j];
-
-			if (!e)
-				continue;
-			h = fnv1a(FNV_OFFSET, e, strlen(e));
-			for (i = h & (ncap - 1); n[i]; i = (i + 1) & (ncap - 1))
-				;
-			n[i] = e;
-		}
-		free(sz->strs);
-		sz->strs = n;
-		sz->strs_cap = ncap;
-	}
-	h = fnv1a(FNV_OFFSET, s, strlen(s));
-	for (i = h & (sz->strs_cap - 1); sz->strs[i]; i = (i + 1) & (sz->strs_cap - 1))
-		if (!strcmp(sz->strs[i], s))
-			return sz->strs[i];
-	sz->strs[i] = xstrdup(s);
-	sz->strs_n++;
-	return sz->strs[i];
+	return strpool_intern(&sz->strings, s);
 }
 
 struct symbolizer *symbolizer_new(struct maps *maps)
@@ -101,6 +72,7 @@ struct symbolizer *symbolizer_new(struct maps *maps)
 	struct symbolizer *sz = xcalloc(1, sizeof(*sz));
 
 	sz->maps = maps;
+	strpool_init(&sz->strings);
 	return sz;
 }
 
@@ -405,9 +377,7 @@ void symbolizer_free(struct symbolizer *sz)
 		free(sm);
 	}
 	free(sz->mods);
-	for (i = 0; i < sz->strs_cap; i++)
-		free(sz->strs[i]);
-	free(sz->strs);
+	strpool_release(&sz->strings);
 	free(sz->cache);
 	free(sz->frames);
 	free(sz);
