@@ -1,6 +1,7 @@
 /* cli.c - option parsing and validation; see cli.h. */
 #include "cli.h"
 #include "config.h"
+#include "output.h"
 #include "unwind.h"
 #include "util.h"
 
@@ -17,6 +18,7 @@ static void usage(FILE *f)
 	fprintf(f,
 "Usage: ctprof [OPTION]... -p PID\n"
 "       ctprof [OPTION]... [--] COMMAND [ARG]...\n"
+"       ctprof report [OUTPUT OPTION]... FILE.pb.gz\n"
 "Sample where the threads of a running process (-p) or of a COMMAND spend\n"
 "their CPU time, then print a flat and a cumulative report of functions.\n"
 "\n"
@@ -24,7 +26,13 @@ static void usage(FILE *f)
 "  -d, --duration=SECONDS   stop after SECONDS (fractions allowed; default: until\n"
 "                           the target exits, or Ctrl-C when attached)\n"
 "  -F, --frequency=HZ       samples per second, %d to %d (default %d)\n"
-"  -o, --output=FILE        write the report to FILE instead of standard output\n"
+"  -o, --output=FILE        write to FILE instead of standard output; the format\n"
+"                           follows its name: .pb.gz/.pb pprof, .folded folded\n"
+"                           stacks, .svg flame graph, anything else text;\n"
+"                           give -o several times for several files\n"
+"      --format=FORMAT      text, folded, pprof or svg, whatever the file names\n"
+"      --no-thread          no thread frame at the root of folded stacks and\n"
+"                           flame graphs\n"
 "  -v, --verbose            add the profiler's own statistics to the report\n"
 "      --stack-size=BYTES   stack bytes copied per sample, 1k to 1m (default 64k)\n"
 "      --max-frames=N       frames unwound per sample, %d to %d (default %d)\n"
@@ -33,6 +41,9 @@ static void usage(FILE *f)
 "                           servers in DEBUGINFOD_URLS (off: it may block)\n"
 "  -h, --help               show this help and exit\n"
 "      --version            show the version and exit\n"
+"\n"
+"'ctprof report FILE' renders a saved pprof profile (ctprof's, or another\n"
+"CPU profile) in any format, as if it had just been taken.\n"
 "\n"
 "Only threads that are running are stopped, for a few microseconds, at each\n"
 "tick; blocked threads are never touched.  Attached processes are detached and\n"
@@ -87,7 +98,7 @@ static int parse_size(const char *s, size_t *out)
 	return 0;
 }
 
-enum { OPT_STACK_SIZE = 256, OPT_MAX_FRAMES, OPT_DEBUGINFOD, OPT_VERSION, OPT_UNWINDER };
+enum { OPT_STACK_SIZE = 256, OPT_MAX_FRAMES, OPT_DEBUGINFOD, OPT_VERSION, OPT_UNWINDER, OPT_FORMAT, OPT_NO_THREAD };
 
 static const struct option long_opts[] = {
 	{ "pid",        required_argument, NULL, 'p' },
@@ -100,6 +111,8 @@ static const struct option long_opts[] = {
 	{ "max-frames", required_argument, NULL, OPT_MAX_FRAMES },
 	{ "debuginfod", no_argument,       NULL, OPT_DEBUGINFOD },
 	{ "unwinder",   required_argument, NULL, OPT_UNWINDER },
+	{ "format",     required_argument, NULL, OPT_FORMAT },
+	{ "no-thread",  no_argument,       NULL, OPT_NO_THREAD },
 	{ "version",    no_argument,       NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 }
 };
@@ -116,6 +129,13 @@ int cli_parse(int argc, char **argv, struct options *o, int *exit_code)
 	int c;
 
 	memset(o, 0, sizeof(*o));
+	/* 'ctprof report FILE': render a saved profile.  A command called
+	 * "report" is run with 'ctprof -- report'. */
+	if (argc > 1 && !strcmp(argv[1], "report")) {
+		o->report = "";
+		argv++;
+		argc--;
+	}
 	o->frequency = CTPROF_FREQ_DEFAULT;
 	o->stack_size = CTPROF_STACK_DEFAULT;
 	o->max_frames = CTPROF_FRAMES_DEFAULT;
@@ -159,7 +179,11 @@ int cli_parse(int argc, char **argv, struct options *o, int *exit_code)
 				error_msg("invalid output '': expected a file name");
 				return usage_error(exit_code);
 			}
-			o->output = optarg;
+			if (o->noutputs >= ARRAY_SIZE(o->outputs)) {
+				error_msg("too many outputs: at most %zu -o options", ARRAY_SIZE(o->outputs));
+				return usage_error(exit_code);
+			}
+			o->outputs[o->noutputs++] = optarg;
 			break;
 		case 'v':
 			o->verbose++;
@@ -186,6 +210,16 @@ int cli_parse(int argc, char **argv, struct options *o, int *exit_code)
 		case OPT_DEBUGINFOD:
 			o->debuginfod = true;
 			break;
+		case OPT_FORMAT:
+			if (!writer_find(optarg)) {
+				error_msg("invalid format '%s': expected one of %s", optarg, writer_names());
+				return usage_error(exit_code);
+			}
+			o->format = optarg;
+			break;
+		case OPT_NO_THREAD:
+			o->no_thread = true;
+			break;
 		case OPT_UNWINDER:
 			if (!unwinder_find(optarg)) {
 				error_msg("invalid unwinder '%s': expected libunwind or libdw", optarg);
@@ -204,6 +238,16 @@ int cli_parse(int argc, char **argv, struct options *o, int *exit_code)
 		}
 	}
 
+	if (o->report) {
+		if (o->pid || o->duration || optind != argc - 1) {
+			error_msg(optind >= argc ? "report: give the profile file to read, e.g. ctprof report out.pb.gz"
+				  : "report: give one profile file and output options only; see 'ctprof --help'");
+			return usage_error(exit_code);
+		}
+		o->report = argv[optind];
+		verbose_level = o->verbose;
+		return 0;
+	}
 	if (optind < argc)
 		o->argv = argv + optind;
 	if (o->pid && o->argv) {

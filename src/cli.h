@@ -23,11 +23,15 @@ struct options {
 	char **argv;            /* the command (NULL-terminated), NULL in attach mode */
 	double duration;        /* -d seconds, 0 = until the target ends or Ctrl-C */
 	unsigned frequency;     /* -F Hz */
-	const char *output;     /* -o FILE, NULL = stdout */
+	const char *outputs[8]; /* -o FILE..., none: stdout */
+	unsigned noutputs;
 	size_t stack_size;      /* --stack-size bytes copied per sample */
 	unsigned max_frames;    /* --max-frames */
 	bool debuginfod;        /* --debuginfod */
 	const char *unwinder;   /* --unwinder backend name */
+	const char *format;     /* --format, NULL: from the output's name */
+	bool no_thread;         /* --no-thread: no thread root frame */
+	const char *report;     /* 'ctprof report FILE': the FILE */
 	int verbose;            /* -v count */
 };
 

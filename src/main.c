@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "cli.h"
 #include "maps.h"
+#include "output.h"
 #include "profile.h"
 #include "report.h"
 #include "sampler.h"
@@ -28,6 +29,83 @@ static int command_status(int wstatus)
 	return 125;
 }
 
+static const struct writer *writer_of(const struct options *o, const char *path)
+{
+	return o->format ? writer_find(o->format) : writer_for_file(path);
+}
+
+/* Open every output named by -o (or take stdout) before any work, so that
+ * an unwritable file fails at once.  -1 after saying why. */
+static int open_outputs(const struct options *o, FILE **outs)
+{
+	unsigned i;
+
+	if (!o->noutputs) {
+		if (!strcmp(writer_of(o, NULL)->name, "pprof") && isatty(STDOUT_FILENO)) {
+			error_msg("pprof output is binary: give a file with -o, e.g. -o out.pb.gz");
+			return -1;
+		}
+		outs[0] = stdout;
+		return 0;
+	}
+	for (i = 0; i < o->noutputs; i++) {
+		int fd = open(o->outputs[i], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+
+		if (fd < 0 || !(outs[i] = fdopen(fd, "w"))) {
+			error_msg("cannot open output '%s': %s", o->outputs[i], strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			while (i-- > 0)
+				fclose(outs[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Write P to every output.  0, or -1 if one could not be written. */
+static int emit(const struct options *o, FILE **outs, const struct profile *p,
+		const struct run_info *ri)
+{
+	struct output_opts oo = { .thread_frames = !o->no_thread };
+	unsigned i, n = o->noutputs ? o->noutputs : 1;
+	int failed = 0;
+
+	for (i = 0; i < n; i++) {
+		const char *path = o->noutputs ? o->outputs[i] : NULL;
+		int ret = writer_of(o, path)->write(outs[i], p, ri, &oo);
+
+		if (outs[i] != stdout && fclose(outs[i]) == EOF && ret == 0)
+			ret = -errno;
+		if (ret < 0) {
+			error_msg("cannot write to %s: %s", path ? path : "standard output", strerror(-ret));
+			failed = -1;
+		}
+	}
+	return failed;
+}
+
+/* 'ctprof report FILE': a saved profile, rendered again. */
+static int report_main(const struct options *o)
+{
+	FILE *outs[ARRAY_SIZE(o->outputs)];
+	struct profile prof;
+	int ret;
+
+	profile_init(&prof);
+	if (pprof_read(o->report, &prof) < 0) {
+		profile_release(&prof);
+		return 1;
+	}
+	if (open_outputs(o, outs) < 0) {
+		profile_release(&prof);
+		return 1;
+	}
+	ret = emit(o, outs, &prof, NULL);
+	profile_release(&prof);
+	return ret < 0 ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -36,23 +114,18 @@ int main(int argc, char **argv)
 	struct profile prof;
 	struct symbolizer *sz;
 	struct run_info ri;
-	FILE *out = stdout;
+	FILE *outs[ARRAY_SIZE(o.outputs)];
 	int code, fail, ret;
 
 	if (cli_parse(argc, argv, &o, &code) < 0)
 		return code;
+	if (o.report)
+		return report_main(&o);
 	fail = o.pid ? 1 : 125;
 
-	/* Open the output before touching the target: an unwritable file
-	 * should fail now, not after a long profile. */
-	if (o.output) {
-		int fd = open(o.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-
-		if (fd < 0 || !(out = fdopen(fd, "w"))) {
-			error_msg("cannot open output '%s': %s", o.output, strerror(errno));
-			return 1;
-		}
-	}
+	/* Open the output before touching the target. */
+	if (open_outputs(&o, outs) < 0)
+		return 1;
 	ret = session_init(&s);
 	if (ret < 0) {
 		error_msg("cannot set up signal handling: %s", strerror(-ret));
@@ -105,12 +178,7 @@ int main(int argc, char **argv)
 	ri.maps = &sp.maps;
 	ri.unwinder = o.unwinder;
 	ri.verbose = o.verbose;
-	ret = report_write(out, &prof, &ri);
-	if (ret == 0 && out != stdout && fclose(out) == EOF)
-		ret = -errno;
-	if (ret < 0)
-		error_msg("cannot write the report to %s: %s", o.output ? o.output : "standard output",
-			  strerror(-ret));
+	ret = emit(&o, outs, &prof, &ri);
 	profile_release(&prof);
 	sampler_release(&sp);
 

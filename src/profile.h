@@ -65,6 +65,8 @@ struct profile {
 	int64_t time_ns;        /* start, since the epoch */
 	int64_t duration_ns;
 	uint64_t total;         /* sum of sample counts */
+	size_t threads_seen;    /* threads of the run, sampled or not; 0: unknown */
+	const char *footer;     /* the run's "what was lost" line, or NULL */
 
 	struct pfunc *funcs;
 	size_t nfuncs, funcs_cap;

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 static long long to_ms(uint64_t samples, unsigned hz)
@@ -23,22 +24,20 @@ static const char *plural(uint64_t n, const char *one, const char *many)
 	return n == 1 ? one : many;
 }
 
-static void lost_line(FILE *f, const struct run_info *ri)
+void report_lost_line(const struct run_info *ri, char *buf, size_t size)
 {
 	const struct sampler_stats *st = ri->stats;
 
 	if (!st->missed && !ri->lost && !st->unwind_failed && !st->unwind_truncated) {
-		fprintf(f, "no ticks missed, no samples lost, no unwind failed or truncated\n");
+		snprintf(buf, size, "no ticks missed, no samples lost, no unwind failed or truncated");
 		return;
 	}
-	fprintf(f, "lost: %" PRIu64 " %s missed, %lu %s lost, %" PRIu64 " %s failed, %" PRIu64 " truncated",
-		st->missed, plural(st->missed, "tick", "ticks"),
-		ri->lost, plural(ri->lost, "sample", "samples"),
-		st->unwind_failed, plural(st->unwind_failed, "unwind", "unwinds"),
-		st->unwind_truncated);
-	if (st->unwind_truncated)
-		fprintf(f, " (see --stack-size and --max-frames)");
-	fputc('\n', f);
+	snprintf(buf, size, "lost: %" PRIu64 " %s missed, %lu %s lost, %" PRIu64 " %s failed, %" PRIu64 " truncated%s",
+		 st->missed, plural(st->missed, "tick", "ticks"),
+		 ri->lost, plural(ri->lost, "sample", "samples"),
+		 st->unwind_failed, plural(st->unwind_failed, "unwind", "unwinds"),
+		 st->unwind_truncated,
+		 st->unwind_truncated ? " (see --stack-size and --max-frames)" : "");
 }
 
 static void verbose_lines(FILE *f, const struct run_info *ri)
@@ -64,7 +63,8 @@ static void verbose_lines(FILE *f, const struct run_info *ri)
 int report_write(FILE *f, const struct profile *p, const struct run_info *ri)
 {
 	struct flat fl;
-	size_t i, threads = ri ? ri->threads_seen : p->nthreads;
+	size_t i, threads = ri ? ri->threads_seen : p->threads_seen ? p->threads_seen : p->nthreads;
+	char lost[256];
 
 	profile_flat(p, 0, SORT_SELF, &fl);
 	fprintf(f, "total: %" PRIu64 " %s, %.2f s of CPU at %u Hz, %zu %s, pid %d (%s)\n",
@@ -95,9 +95,12 @@ int report_write(FILE *f, const struct profile *p, const struct run_info *ri)
 	}
 	flat_release(&fl);
 	if (ri) {
-		lost_line(f, ri);
+		report_lost_line(ri, lost, sizeof(lost));
+		fprintf(f, "%s\n", lost);
 		if (ri->verbose)
 			verbose_lines(f, ri);
+	} else if (p->footer) {
+		fprintf(f, "%s\n", p->footer);
 	}
 	if (fflush(f) == EOF || ferror(f))
 		return -(errno ? errno : EIO);

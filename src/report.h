@@ -20,6 +20,9 @@ struct run_info {
 	int verbose;
 };
 
+/* The line that says what was lost in the run, into BUF. */
+void report_lost_line(const struct run_info *ri, char *buf, size_t size);
+
 /* Write the flat report of P to F.  0, or -errno if writing failed. */
 int report_write(FILE *f, const struct profile *p, const struct run_info *ri);
 

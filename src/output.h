@@ -1,0 +1,44 @@
+/* output.h - the output formats: one writer each over the profile model,
+ * chosen by name (--format) or by the output file's name. */
+#ifndef CTPROF_OUTPUT_H
+#define CTPROF_OUTPUT_H
+
+#include "profile.h"
+#include "report.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+
+struct output_opts {
+	bool thread_frames;     /* folded, svg: a root frame per thread */
+};
+
+struct writer {
+	const char *name;
+	/* Write P to F.  RI is NULL for a profile read from a file.
+	 * 0, or -errno if writing failed. */
+	int (*write)(FILE *f, const struct profile *p, const struct run_info *ri,
+		     const struct output_opts *oo);
+};
+
+/* The writer called NAME, or NULL. */
+const struct writer *writer_find(const char *name);
+/* The writer a file name asks for: .pb.gz and .pb pprof, .folded folded
+ * stacks, .svg a flame graph, anything else the text report. */
+const struct writer *writer_for_file(const char *path);
+/* The names of all writers, for messages: "text, folded, pprof, svg". */
+const char *writer_names(void);
+
+int folded_write(FILE *f, const struct profile *p, const struct run_info *ri,
+		 const struct output_opts *oo);
+int pprof_write(FILE *f, const struct profile *p, const struct run_info *ri,
+		const struct output_opts *oo);
+int svg_profile_write(FILE *f, const struct profile *p, const struct run_info *ri,
+		      const struct output_opts *oo);
+
+/* Read a pprof profile (gzipped or not) from PATH into P (fresh from
+ * profile_init).  On failure, print one line saying what is wrong with the
+ * file and return -1. */
+int pprof_read(const char *path, struct profile *p);
+
+#endif

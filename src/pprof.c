@@ -1,0 +1,693 @@
+/* pprof.c - pprof profiles (Google's profile.proto), written and read.
+ *
+ * Written as the Go runtime writes CPU profiles: sample types samples/count
+ * and cpu/nanoseconds, period type cpu/nanoseconds with period 1e9/F, the
+ * time and duration set, one mapping per module (the main executable
+ * first) with its build id and has_* flags, one location per distinct
+ * address with its inline chain as several lines (innermost first), and
+ * the thread as labels on each sample.  gzip-compressed with zlib.
+ *
+ * The reader parses untrusted files: every size is capped, every index and
+ * id is checked before use, and anything wrong ends in one line that says
+ * what, never in a crash.
+ */
+#include "output.h"
+#include "profile.pb-c.h"
+#include "util.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#define PPROF_MAX_BYTES (1ULL << 30)          /* decompressed bytes we accept */
+
+/* ---- writing ---- */
+
+struct strtab {
+	const char **strs;              /* index -> string; [0] is "" */
+	size_t n, cap;
+	struct { const char *s; int64_t idx; } *hash;
+	size_t hcap;
+};
+
+static uint64_t str_hash(const char *s)
+{
+	return fnv1a(FNV_OFFSET, s, strlen(s));
+}
+
+/* The index of S in the string table, added if new; "" and NULL are 0. */
+static int64_t strtab_add(struct strtab *t, const char *s)
+{
+	size_t i;
+
+	if (!s || !*s)
+		return 0;
+	if ((t->n + 1) * 2 > t->hcap) {
+		size_t ncap = t->hcap ? t->hcap * 2 : 1024, k;
+		typeof(t->hash) h = xcalloc(ncap, sizeof(*h));
+
+		for (k = 1; k < t->n; k++) {
+			for (i = str_hash(t->strs[k]) & (ncap - 1); h[i].s; i = (i + 1) & (ncap - 1))
+				;
+			h[i].s = t->strs[k];
+			h[i].idx = (int64_t)k;
+		}
+		free(t->hash);
+		t->hash = h;
+		t->hcap = ncap;
+	}
+	for (i = str_hash(s) & (t->hcap - 1); t->hash[i].s; i = (i + 1) & (t->hcap - 1))
+		if (!strcmp(t->hash[i].s, s))
+			return t->hash[i].idx;
+	GROW(t->strs, t->cap, t->n + 1);
+	t->strs[t->n] = s;
+	t->hash[i].s = s;
+	t->hash[i].idx = (int64_t)t->n;
+	return (int64_t)t->n++;
+}
+
+static int write_gzip(FILE *f, const uint8_t *buf, size_t len)
+{
+	unsigned char out[65536];
+	z_stream z;
+	int ret;
+
+	memset(&z, 0, sizeof(z));
+	/* 15 + 16: a gzip header and trailer, as pprof expects. */
+	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
+	z.next_in = (Bytef *)buf;
+	z.avail_in = (uInt)len;
+	do {
+		z.next_out = out;
+		z.avail_out = sizeof(out);
+		ret = deflate(&z, Z_FINISH);
+		if (fwrite(out, 1, sizeof(out) - z.avail_out, f) != sizeof(out) - z.avail_out) {
+			deflateEnd(&z);
+			return -(errno ? errno : EIO);
+		}
+	} while (ret == Z_OK || (ret == Z_BUF_ERROR && z.avail_out == 0));
+	deflateEnd(&z);
+	return ret == Z_STREAM_END ? 0 : -EIO;
+}
+
+int pprof_write(FILE *f, const struct profile *p, const struct run_info *ri,
+		const struct output_opts *oo)
+{
+	Perftools__Profiles__Profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
+	Perftools__Profiles__ValueType vt[3], *vtp[2];
+	Perftools__Profiles__Mapping *maps = xcalloc(p->nmaps + 1, sizeof(*maps));
+	Perftools__Profiles__Mapping **mapp = xcalloc(p->nmaps + 1, sizeof(*mapp));
+	Perftools__Profiles__Function *funcs = xcalloc(p->nfuncs + 1, sizeof(*funcs));
+	Perftools__Profiles__Function **funcp = xcalloc(p->nfuncs + 1, sizeof(*funcp));
+	Perftools__Profiles__Location *locs = xcalloc(p->nlocs + 1, sizeof(*locs));
+	Perftools__Profiles__Location **locp = xcalloc(p->nlocs + 1, sizeof(*locp));
+	Perftools__Profiles__Line *lines = xcalloc(p->nlines + 1, sizeof(*lines));
+	Perftools__Profiles__Line **linep = xcalloc(p->nlines + 1, sizeof(*linep));
+	Perftools__Profiles__Sample *samples = xcalloc(p->nsamples + 1, sizeof(*samples));
+	Perftools__Profiles__Sample **samplep = xcalloc(p->nsamples + 1, sizeof(*samplep));
+	Perftools__Profiles__Label *labels = xcalloc(2 * p->nsamples + 1, sizeof(*labels));
+	Perftools__Profiles__Label **labelp = xcalloc(2 * p->nsamples + 1, sizeof(*labelp));
+	uint64_t *ids = xcalloc(p->nsample_locs + 1, sizeof(*ids));
+	int64_t *values = xcalloc(2 * p->nsamples + 1, sizeof(*values));
+	int64_t period = (int64_t)(1000000000ULL / (p->frequency ? p->frequency : 1));
+	struct strtab st = { 0 };	/* strings must outlive it: literals, the profile's, comment[] */
+	int64_t comments[3];
+	char comment[3][300];
+	uint8_t *buf;
+	size_t i, len;
+	int ret;
+
+	/* pprof's rule: string 0 is the empty string. */
+	GROW(st.strs, st.cap, 1);
+	st.strs[st.n++] = "";
+	vt[0] = (Perftools__Profiles__ValueType)PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
+	vt[0].type = strtab_add(&st, ("samples"));
+	vt[0].unit = strtab_add(&st, ("count"));
+	vt[1] = (Perftools__Profiles__ValueType)PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
+	vt[1].type = strtab_add(&st, ("cpu"));
+	vt[1].unit = strtab_add(&st, ("nanoseconds"));
+	vt[2] = vt[1];
+	vtp[0] = &vt[0];
+	vtp[1] = &vt[1];
+	prof.n_sample_type = 2;
+	prof.sample_type = vtp;
+	prof.period_type = &vt[2];
+	prof.period = period;
+	prof.time_nanos = p->time_ns;
+	prof.duration_nanos = p->duration_ns;
+
+	for (i = 0; i < p->nmaps; i++) {
+		const struct pmap *pm = &p->maps[i];
+		Perftools__Profiles__Mapping *m = &maps[i];
+
+		*m = (Perftools__Profiles__Mapping)PERFTOOLS__PROFILES__MAPPING__INIT;
+		m->id = i + 1;
+		m->memory_start = pm->start;
+		m->memory_limit = pm->limit;
+		m->file_offset = pm->offset;
+		m->filename = strtab_add(&st, pm->file);
+		m->build_id = strtab_add(&st, pm->build_id);
+		m->has_functions = 1;
+		mapp[i] = m;
+	}
+	prof.n_mapping = p->nmaps;
+	prof.mapping = mapp;
+
+	for (i = 0; i < p->nfuncs; i++) {
+		const struct pfunc *pf = &p->funcs[i];
+		Perftools__Profiles__Function *fn = &funcs[i];
+
+		*fn = (Perftools__Profiles__Function)PERFTOOLS__PROFILES__FUNCTION__INIT;
+		fn->id = i + 1;
+		fn->name = strtab_add(&st, pf->name);
+		fn->system_name = fn->name;
+		fn->filename = strtab_add(&st, pf->file);
+		fn->start_line = pf->line;
+		funcp[i] = fn;
+		if (pf->mapping && pf->file)
+			maps[pf->mapping - 1].has_filenames = 1;
+	}
+	prof.n_function = p->nfuncs;
+	prof.function = funcp;
+
+	for (i = 0; i < p->nlines; i++) {
+		lines[i] = (Perftools__Profiles__Line)PERFTOOLS__PROFILES__LINE__INIT;
+		lines[i].function_id = p->lines[i].func + 1;
+		lines[i].line = p->lines[i].line;
+		linep[i] = &lines[i];
+	}
+	for (i = 0; i < p->nlocs; i++) {
+		const struct ploc *pl = &p->locs[i];
+		Perftools__Profiles__Location *l = &locs[i];
+
+		*l = (Perftools__Profiles__Location)PERFTOOLS__PROFILES__LOCATION__INIT;
+		l->id = i + 1;
+		l->mapping_id = pl->mapping;
+		l->address = pl->address;
+		l->n_line = pl->nlines;
+		l->line = &linep[pl->first_line];
+		locp[i] = l;
+		if (pl->mapping) {
+			if (pl->nlines > 1)
+				maps[pl->mapping - 1].has_inline_frames = 1;
+			if (pl->nlines && p->lines[pl->first_line].line)
+				maps[pl->mapping - 1].has_line_numbers = 1;
+		}
+	}
+	prof.n_location = p->nlocs;
+	prof.location = locp;
+
+	for (i = 0; i < p->nsamples; i++) {
+		const struct psample *ps = &p->samples[i];
+		Perftools__Profiles__Sample *s = &samples[i];
+		const char *tname = profile_thread_name(p, ps->tid);
+		uint32_t k;
+
+		*s = (Perftools__Profiles__Sample)PERFTOOLS__PROFILES__SAMPLE__INIT;
+		for (k = 0; k < ps->nlocs; k++)
+			ids[ps->first_loc + k] = p->sample_locs[ps->first_loc + k] + 1;
+		s->n_location_id = ps->nlocs;
+		s->location_id = &ids[ps->first_loc];
+		values[2 * i] = (int64_t)ps->count;
+		values[2 * i + 1] = (int64_t)ps->count * period;
+		s->n_value = 2;
+		s->value = &values[2 * i];
+		labels[2 * i] = (Perftools__Profiles__Label)PERFTOOLS__PROFILES__LABEL__INIT;
+		labels[2 * i].key = strtab_add(&st, ("thread"));
+		labels[2 * i].str = strtab_add(&st, (tname ? tname : "?"));
+		labels[2 * i + 1] = (Perftools__Profiles__Label)PERFTOOLS__PROFILES__LABEL__INIT;
+		labels[2 * i + 1].key = strtab_add(&st, ("tid"));
+		labels[2 * i + 1].num = ps->tid;
+		labelp[2 * i] = &labels[2 * i];
+		labelp[2 * i + 1] = &labels[2 * i + 1];
+		s->n_label = 2;
+		s->label = &labelp[2 * i];
+		samplep[i] = s;
+	}
+	prof.n_sample = p->nsamples;
+	prof.sample = samplep;
+
+	/* What pprof cannot say by itself, for 'ctprof report' to read back. */
+	snprintf(comment[0], sizeof(comment[0]), "ctprof: pid %d (%s)", p->pid, p->comm ? p->comm : "?");
+	snprintf(comment[1], sizeof(comment[1]), "ctprof: threads %zu",
+		 ri ? ri->threads_seen : p->threads_seen ? p->threads_seen : p->nthreads);
+	if (ri) {
+		char lost[256];
+
+		report_lost_line(ri, lost, sizeof(lost));
+		snprintf(comment[2], sizeof(comment[2]), "ctprof: report: %s", lost);
+	} else {
+		snprintf(comment[2], sizeof(comment[2]), "ctprof: report: %s", p->footer ? p->footer : "");
+	}
+	comments[0] = strtab_add(&st, comment[0]);
+	comments[1] = strtab_add(&st, comment[1]);
+	comments[2] = strtab_add(&st, comment[2]);
+	prof.n_comment = ri || p->footer ? 3 : 2;
+	prof.comment = comments;
+
+	prof.n_string_table = st.n;
+	prof.string_table = (char **)st.strs;
+	len = perftools__profiles__profile__get_packed_size(&prof);
+	buf = xmalloc(len);
+	perftools__profiles__profile__pack(&prof, buf);
+	ret = write_gzip(f, buf, len);
+	if (ret == 0 && (fflush(f) == EOF || ferror(f)))
+		ret = -(errno ? errno : EIO);
+
+	free(buf);
+	free(st.strs);
+	free(st.hash);
+	free(maps);
+	free(mapp);
+	free(funcs);
+	free(funcp);
+	free(locs);
+	free(locp);
+	free(lines);
+	free(linep);
+	free(samples);
+	free(samplep);
+	free(labels);
+	free(labelp);
+	free(ids);
+	free(values);
+	return ret;
+}
+
+/* ---- reading ---- */
+
+static uint8_t *read_all(const char *path, size_t *len)
+{
+	size_t cap = 1 << 16, n = 0;
+	uint8_t *buf;
+	FILE *f = fopen(path, "rbe");
+
+	if (!f)
+		return NULL;
+	buf = xmalloc(cap);
+	for (;;) {
+		size_t r;
+
+		if (n == cap) {
+			if (cap >= PPROF_MAX_BYTES) {
+				free(buf);
+				fclose(f);
+				errno = EFBIG;
+				return NULL;
+			}
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+		r = fread(buf + n, 1, cap - n, f);
+		n += r;
+		if (r == 0)
+			break;
+	}
+	if (ferror(f)) {
+		int e = errno;
+
+		free(buf);
+		fclose(f);
+		errno = e ? e : EIO;
+		return NULL;
+	}
+	fclose(f);
+	*len = n;
+	return buf;
+}
+
+/* Inflate a gzip stream; NULL with *why set if it is not a whole one. */
+static uint8_t *gunzip(const uint8_t *in, size_t inlen, size_t *outlen, const char **why)
+{
+	size_t cap = inlen * 4 + 4096, n = 0;
+	uint8_t *out;
+	z_stream z;
+	int ret;
+
+	memset(&z, 0, sizeof(z));
+	if (inflateInit2(&z, 15 + 16) != Z_OK) {
+		*why = "cannot start decompressing";
+		return NULL;
+	}
+	out = xmalloc(cap);
+	z.next_in = (Bytef *)in;
+	z.avail_in = (uInt)inlen;
+	for (;;) {
+		if (n == cap) {
+			if (cap >= PPROF_MAX_BYTES) {
+				*why = "decompresses to more than 1 GiB";
+				goto fail;
+			}
+			cap *= 2;
+			out = xrealloc(out, cap);
+		}
+		z.next_out = out + n;
+		z.avail_out = (uInt)(cap - n);
+		ret = inflate(&z, Z_NO_FLUSH);
+		n = cap - z.avail_out;
+		if (ret == Z_STREAM_END)
+			break;
+		if (ret == Z_BUF_ERROR && z.avail_in == 0) {
+			*why = "the gzip data is truncated";
+			goto fail;
+		}
+		if (ret != Z_OK && ret != Z_BUF_ERROR) {
+			*why = "the gzip data is corrupt";
+			goto fail;
+		}
+	}
+	inflateEnd(&z);
+	*outlen = n;
+	return out;
+fail:
+	inflateEnd(&z);
+	free(out);
+	return NULL;
+}
+
+static const char *str_at(const Perftools__Profiles__Profile *pr, int64_t i)
+{
+	return i >= 0 && (uint64_t)i < pr->n_string_table ? pr->string_table[i] : NULL;
+}
+
+/* Index of the object with ID in an array sorted by id, or -1. */
+#define FIND_ID(arr, n, want, out)                                        \
+	do {                                                              \
+		size_t lo_ = 0, hi_ = (n);                                \
+		(out) = -1;                                               \
+		while (lo_ < hi_) {                                       \
+			size_t mid_ = lo_ + (hi_ - lo_) / 2;              \
+			if ((arr)[mid_]->id < (want))                     \
+				lo_ = mid_ + 1;                           \
+			else                                              \
+				hi_ = mid_;                               \
+		}                                                         \
+		if (lo_ < (n) && (arr)[lo_]->id == (want))                \
+			(out) = (long)lo_;                                \
+	} while (0)
+
+static int by_id_map(const void *a, const void *b)
+{
+	uint64_t x = (*(Perftools__Profiles__Mapping *const *)a)->id, y = (*(Perftools__Profiles__Mapping *const *)b)->id;
+
+	return (x > y) - (x < y);
+}
+
+static int by_id_func(const void *a, const void *b)
+{
+	uint64_t x = (*(Perftools__Profiles__Function *const *)a)->id, y = (*(Perftools__Profiles__Function *const *)b)->id;
+
+	return (x > y) - (x < y);
+}
+
+static int by_id_loc(const void *a, const void *b)
+{
+	uint64_t x = (*(Perftools__Profiles__Location *const *)a)->id, y = (*(Perftools__Profiles__Location *const *)b)->id;
+
+	return (x > y) - (x < y);
+}
+
+/* Ids must be non-zero and unique (sorted: no two equal neighbours). */
+#define CHECK_IDS(arr, n, what)                                                   \
+	do {                                                                      \
+		size_t k_;                                                        \
+		for (k_ = 0; k_ < (n); k_++)                                      \
+			if (!(arr)[k_]->id || (k_ && (arr)[k_]->id == (arr)[k_ - 1]->id)) { \
+				bad = what " ids are zero or not unique";          \
+				goto invalid;                                     \
+			}                                                         \
+	} while (0)
+
+int pprof_read(const char *path, struct profile *p)
+{
+	Perftools__Profiles__Profile *pr = NULL;
+	uint8_t *raw, *data;
+	size_t rawlen = 0, len = 0, i;
+	const char *bad = NULL;
+	long count_idx = -1, cpu_idx = -1;
+	uint32_t *loc_of;               /* location index -> profile loc index */
+	uint32_t *map_of;               /* mapping index -> profile map (1-based) */
+	uint32_t *func_map;             /* function index -> mapping, from its first location */
+	int64_t period = 0;
+
+	raw = read_all(path, &rawlen);
+	if (!raw) {
+		error_msg("cannot read '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	if (rawlen >= 2 && raw[0] == 0x1f && raw[1] == 0x8b) {
+		data = gunzip(raw, rawlen, &len, &bad);
+		free(raw);
+		if (!data) {
+			error_msg("cannot read '%s': %s", path, bad);
+			return -1;
+		}
+	} else {
+		data = raw;
+		len = rawlen;
+	}
+	pr = perftools__profiles__profile__unpack(NULL, len, data);
+	free(data);
+	if (!pr) {
+		error_msg("cannot read '%s': not a pprof profile (neither gzip nor a valid profile.proto message)",
+			  path);
+		return -1;
+	}
+
+	/* The validity rules pprof itself enforces. */
+	if (!pr->n_string_table || !pr->string_table[0] || pr->string_table[0][0]) {
+		bad = "its string table does not start with the empty string";
+		goto invalid;
+	}
+	for (i = 0; i < pr->n_sample_type; i++) {
+		const char *type = str_at(pr, pr->sample_type[i]->type);
+		const char *unit = str_at(pr, pr->sample_type[i]->unit);
+
+		if (!type || !unit) {
+			bad = "a sample type names a string out of range";
+			goto invalid;
+		}
+		if (!strcmp(type, "samples") && !strcmp(unit, "count"))
+			count_idx = (long)i;
+		else if (!strcmp(type, "cpu") && !strcmp(unit, "nanoseconds"))
+			cpu_idx = (long)i;
+	}
+	if (count_idx < 0 && cpu_idx < 0) {
+		error_msg("cannot read '%s': it is not a CPU profile (it has no samples/count or cpu/nanoseconds values%s%s)",
+			  path, pr->n_sample_type ? "; its first is " : "",
+			  pr->n_sample_type ? str_at(pr, pr->sample_type[0]->type) : "");
+		perftools__profiles__profile__free_unpacked(pr, NULL);
+		return -1;
+	}
+	if (pr->period_type && str_at(pr, pr->period_type->type) &&
+	    !strcmp(str_at(pr, pr->period_type->type), "cpu") &&
+	    str_at(pr, pr->period_type->unit) && !strcmp(str_at(pr, pr->period_type->unit), "nanoseconds"))
+		period = pr->period;
+	if (count_idx < 0 && period <= 0) {
+		bad = "it has CPU time but no period to turn it into samples";
+		goto invalid;
+	}
+
+	qsort(pr->mapping, pr->n_mapping, sizeof(*pr->mapping), by_id_map);
+	qsort(pr->function, pr->n_function, sizeof(*pr->function), by_id_func);
+	qsort(pr->location, pr->n_location, sizeof(*pr->location), by_id_loc);
+	CHECK_IDS(pr->mapping, pr->n_mapping, "mapping");
+	CHECK_IDS(pr->function, pr->n_function, "function");
+	CHECK_IDS(pr->location, pr->n_location, "location");
+
+	map_of = xcalloc(pr->n_mapping + 1, sizeof(*map_of));
+	for (i = 0; i < pr->n_mapping; i++) {
+		const Perftools__Profiles__Mapping *m = pr->mapping[i];
+		const char *file = str_at(pr, m->filename), *slash;
+		struct pmap *pm;
+
+		if (!file || !str_at(pr, m->build_id)) {
+			free(map_of);
+			bad = "a mapping names a string out of range";
+			goto invalid;
+		}
+		GROW(p->maps, p->maps_cap, p->nmaps + 1);
+		pm = &p->maps[p->nmaps++];
+		memset(pm, 0, sizeof(*pm));
+		pm->file = strpool_intern(&p->strings, *file ? file : "?");
+		slash = strrchr(pm->file, '/');
+		pm->name = strpool_intern(&p->strings, slash ? slash + 1 : pm->file);
+		if (*str_at(pr, m->build_id))
+			pm->build_id = strpool_intern(&p->strings, str_at(pr, m->build_id));
+		pm->start = m->memory_start;
+		pm->limit = m->memory_limit;
+		pm->offset = m->file_offset;
+		map_of[i] = (uint32_t)p->nmaps;
+	}
+
+	func_map = xcalloc(pr->n_function + 1, sizeof(*func_map));
+	loc_of = xcalloc(pr->n_location + 1, sizeof(*loc_of));
+	for (i = 0; i < pr->n_location; i++) {
+		const Perftools__Profiles__Location *l = pr->location[i];
+		long mi = -1;
+		size_t k;
+
+		if (l->mapping_id) {
+			FIND_ID(pr->mapping, pr->n_mapping, l->mapping_id, mi);
+			if (mi < 0) {
+				bad = "a location names a mapping that is not there";
+				goto invalid_free;
+			}
+		}
+		for (k = 0; k < l->n_line; k++) {
+			long fi;
+
+			FIND_ID(pr->function, pr->n_function, l->line[k]->function_id, fi);
+			if (fi < 0) {
+				bad = "a location names a function that is not there";
+				goto invalid_free;
+			}
+			if (!func_map[fi] && mi >= 0)
+				func_map[fi] = map_of[mi];
+		}
+	}
+	for (i = 0; i < pr->n_location; i++) {
+		const Perftools__Profiles__Location *l = pr->location[i];
+		struct ploc *pl;
+		long mi = -1;
+		size_t k;
+
+		if (l->mapping_id)
+			FIND_ID(pr->mapping, pr->n_mapping, l->mapping_id, mi);
+		GROW(p->locs, p->locs_cap, p->nlocs + 1);
+		pl = &p->locs[p->nlocs];
+		pl->address = l->address;
+		pl->mapping = mi >= 0 ? map_of[mi] : 0;
+		pl->first_line = (uint32_t)p->nlines;
+		pl->nlines = 0;
+		GROW(p->lines, p->lines_cap, p->nlines + l->n_line + 1);
+		for (k = 0; k < l->n_line; k++) {
+			const Perftools__Profiles__Function *fn;
+			const char *name, *file;
+			long fi;
+
+			FIND_ID(pr->function, pr->n_function, l->line[k]->function_id, fi);
+			fn = pr->function[fi];
+			name = str_at(pr, fn->name);
+			file = str_at(pr, fn->filename);
+			if (!name || !file || !str_at(pr, fn->system_name)) {
+				bad = "a function names a string out of range";
+				goto invalid_free;
+			}
+			if (!*name)
+				name = str_at(pr, fn->system_name);
+			p->lines[p->nlines].func = profile_add_func(p, *name ? name : "?", *file ? file : NULL,
+								    fn->start_line > 0 && fn->start_line < INT32_MAX ? (int)fn->start_line : 0,
+								    func_map[fi]);
+			p->lines[p->nlines].line = l->line[k]->line > 0 && l->line[k]->line < INT32_MAX ?
+						   (int)l->line[k]->line : 0;
+			p->nlines++;
+			pl->nlines++;
+		}
+		if (!pl->nlines) {
+			/* No symbols: name it by module and address, as a live run does. */
+			char buf[300];
+
+			if (pl->mapping)
+				snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, p->maps[pl->mapping - 1].name,
+					 l->address - p->maps[pl->mapping - 1].start + p->maps[pl->mapping - 1].offset);
+			else
+				snprintf(buf, sizeof(buf), "[anon]+0x%" PRIx64, l->address);
+			p->lines[p->nlines].func = profile_add_func(p, buf, NULL, 0, pl->mapping);
+			p->lines[p->nlines].line = 0;
+			p->nlines++;
+			pl->nlines = 1;
+		}
+		loc_of[i] = (uint32_t)p->nlocs++;
+	}
+
+	for (i = 0; i < pr->n_sample; i++) {
+		const Perftools__Profiles__Sample *s = pr->sample[i];
+		struct psample *ps;
+		int64_t v;
+		size_t k;
+
+		if (s->n_value != pr->n_sample_type) {
+			bad = "a sample's values do not match the sample types";
+			goto invalid_free;
+		}
+		v = count_idx >= 0 ? s->value[count_idx] : s->value[cpu_idx] / period;
+		if (v < 0) {
+			bad = "a sample has a negative count";
+			goto invalid_free;
+		}
+		GROW(p->samples, p->samples_cap, p->nsamples + 1);
+		ps = &p->samples[p->nsamples];
+		ps->count = (uint64_t)v;
+		ps->tid = 0;
+		ps->first_loc = (uint32_t)p->nsample_locs;
+		ps->nlocs = 0;
+		GROW(p->sample_locs, p->sample_locs_cap, p->nsample_locs + s->n_location_id + 1);
+		for (k = 0; k < s->n_location_id; k++) {
+			long li;
+
+			FIND_ID(pr->location, pr->n_location, s->location_id[k], li);
+			if (li < 0) {
+				bad = "a sample names a location that is not there";
+				goto invalid_free;
+			}
+			p->sample_locs[p->nsample_locs++] = loc_of[li];
+			ps->nlocs++;
+		}
+		for (k = 0; k < s->n_label; k++) {
+			const char *key = str_at(pr, s->label[k]->key);
+
+			if (key && !strcmp(key, "tid") && s->label[k]->num > 0 && s->label[k]->num < INT32_MAX)
+				ps->tid = (pid_t)s->label[k]->num;
+		}
+		for (k = 0; k < s->n_label; k++) {
+			const char *key = str_at(pr, s->label[k]->key);
+			const char *val = str_at(pr, s->label[k]->str);
+
+			if (key && val && *val && !strcmp(key, "thread"))
+				profile_set_thread(p, ps->tid, val);
+		}
+		if (ps->nlocs) {
+			p->total += ps->count;
+			p->nsamples++;
+		}
+	}
+
+	p->frequency = period > 0 && period <= 1000000000 ? (unsigned)((1000000000 + period / 2) / period) : 1;
+	p->time_ns = pr->time_nanos;
+	p->duration_ns = pr->duration_nanos;
+	p->comm = strpool_intern(&p->strings, "?");
+	for (i = 0; i < pr->n_comment; i++) {
+		const char *c = str_at(pr, pr->comment[i]);
+		char comm[64];
+		int pid;
+
+		unsigned long threads;
+
+		if (c && sscanf(c, "ctprof: pid %d (%63[^)])", &pid, comm) == 2) {
+			p->pid = pid;
+			p->comm = strpool_intern(&p->strings, comm);
+		} else if (c && sscanf(c, "ctprof: threads %lu", &threads) == 1) {
+			p->threads_seen = threads;
+		} else if (c && !strncmp(c, "ctprof: report: ", 16) && c[16]) {
+			p->footer = strpool_intern(&p->strings, c + 16);
+		}
+	}
+	free(map_of);
+	free(func_map);
+	free(loc_of);
+	perftools__profiles__profile__free_unpacked(pr, NULL);
+	return 0;
+
+invalid_free:
+	free(map_of);
+	free(func_map);
+	free(loc_of);
+invalid:
+	error_msg("cannot read '%s': not a valid profile: %s", path, bad);
+	perftools__profiles__profile__free_unpacked(pr, NULL);
+	return -1;
+}

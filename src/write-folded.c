@@ -1,0 +1,121 @@
+/* write-folded.c - folded stacks, as FlameGraph's flamegraph.pl and
+ * speedscope read them: one line per distinct stack, root first, frames
+ * separated by ';', one space, then the count:
+ *     ctprof-demo-1234;_start;main;compute;hash_mix 42
+ * Inlined functions are frames of their own.  A ';' in a name would split
+ * a frame, so it is written as ':'; newlines would end the line, so
+ * control characters are written as '?'. */
+#define _GNU_SOURCE
+#include "output.h"
+#include "util.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct line {
+	char *text;
+	uint64_t count;
+};
+
+struct lines {
+	struct line *v;         /* in order of first appearance */
+	size_t n, cap;
+	size_t *index;          /* open addressing into v */
+	size_t icap;
+};
+
+/* Add COUNT to the line TEXT (taken over). */
+static void lines_add(struct lines *ls, char *text, uint64_t count)
+{
+	size_t i;
+
+	if ((ls->n + 1) * 2 > ls->icap) {
+		size_t ncap = ls->icap ? ls->icap * 2 : 1024, k;
+
+		free(ls->index);
+		ls->index = xmalloc(ncap * sizeof(*ls->index));
+		for (k = 0; k < ncap; k++)
+			ls->index[k] = SIZE_MAX;
+		ls->icap = ncap;
+		for (k = 0; k < ls->n; k++) {
+			for (i = fnv1a(FNV_OFFSET, ls->v[k].text, strlen(ls->v[k].text)) & (ncap - 1);
+			     ls->index[i] != SIZE_MAX; i = (i + 1) & (ncap - 1))
+				;
+			ls->index[i] = k;
+		}
+	}
+	for (i = fnv1a(FNV_OFFSET, text, strlen(text)) & (ls->icap - 1); ls->index[i] != SIZE_MAX;
+	     i = (i + 1) & (ls->icap - 1)) {
+		if (!strcmp(ls->v[ls->index[i]].text, text)) {
+			ls->v[ls->index[i]].count += count;
+			free(text);
+			return;
+		}
+	}
+	GROW(ls->v, ls->cap, ls->n + 1);
+	ls->v[ls->n].text = text;
+	ls->v[ls->n].count = count;
+	ls->index[i] = ls->n++;
+}
+
+static void put_frame(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		fputc(*s == ';' ? ':' : (unsigned char)*s < 0x20 ? '?' : *s, f);
+}
+
+int folded_write(FILE *f, const struct profile *p, const struct run_info *ri,
+		 const struct output_opts *oo)
+{
+	struct lines ls = { 0 };
+	size_t i;
+
+	/* Stacks that differ only in addresses fold into one line. */
+	for (i = 0; i < p->nsamples; i++) {
+		const struct psample *s = &p->samples[i];
+		bool first = true;
+		char *text = NULL;
+		size_t len = 0;
+		FILE *m;
+		uint32_t k;
+
+		if (!s->count)
+			continue;
+		m = open_memstream(&text, &len);
+		if (!m)
+			return -ENOMEM;
+		if (oo->thread_frames) {
+			const char *name = profile_thread_name(p, s->tid);
+			char buf[64];
+
+			snprintf(buf, sizeof(buf), "%s-%d", name ? name : "thread", s->tid);
+			put_frame(m, buf);
+			first = false;
+		}
+		/* Locations are stored leaf first, lines innermost first. */
+		for (k = s->nlocs; k-- > 0;) {
+			const struct ploc *loc = &p->locs[p->sample_locs[s->first_loc + k]];
+			uint32_t l;
+
+			for (l = loc->nlines; l-- > 0;) {
+				if (!first)
+					fputc(';', m);
+				put_frame(m, p->funcs[p->lines[loc->first_line + l].func].name);
+				first = false;
+			}
+		}
+		fclose(m);
+		lines_add(&ls, text, s->count);
+	}
+	for (i = 0; i < ls.n; i++) {
+		fprintf(f, "%s %" PRIu64 "\n", ls.v[i].text, ls.v[i].count);
+		free(ls.v[i].text);
+	}
+	free(ls.v);
+	free(ls.index);
+	if (fflush(f) == EOF || ferror(f))
+		return -(errno ? errno : EIO);
+	return 0;
+}
