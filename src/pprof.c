@@ -438,6 +438,11 @@ int pprof_read(const char *path, struct profile *p)
 		error_msg("cannot read '%s': %s", path, strerror(errno));
 		return -1;
 	}
+	if (!rawlen) {
+		free(raw);
+		error_msg("cannot read '%s': the file is empty", path);
+		return -1;
+	}
 	if (rawlen >= 2 && raw[0] == 0x1f && raw[1] == 0x8b) {
 		data = gunzip(raw, rawlen, &len, &bad);
 		free(raw);

@@ -187,7 +187,7 @@ static unsigned module_rgb(const char *module)
 		return NEUTRAL_RGB;
 	h = fnv1a(FNV_OFFSET, module, strlen(module));
 	/* FNV-1a's top bits mix best: take each component from there. */
-	hue = (double)((h >> 56) % 48);                 /* degrees */
+	hue = (double)((h >> 56) % 58);                 /* degrees */
 	sat = 0.70 + (double)((h >> 48) % 26) / 100;
 	light = 0.50 + (double)((h >> 40) % 20) / 100;
 	/* HSL to RGB, with the hue in the first sixth of the wheel. */
@@ -384,7 +384,8 @@ static void legend_build(struct svg_ctx *c, const struct fg_stack *stacks, size_
 		if (e)
 			e->self += s->count;
 	}
-	qsort(c->legend, c->nlegend, sizeof(*c->legend), legend_cmp);
+	if (c->nlegend)
+		qsort(c->legend, c->nlegend, sizeof(*c->legend), legend_cmp);
 }
 
 #define LEGEND_HEAD "Modules, by self samples:"
