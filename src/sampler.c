@@ -165,10 +165,15 @@ static void tick(struct sampler *sp)
 
 	sp->maps.epoch++;
 	if (s->exec_seen) {
+		/* Captures from before the exec, not unwound yet, belong to
+		 * the old image: their addresses mean nothing now. */
+		s->lost += sp->ncaps;
+		sp->ncaps = 0;
 		s->exec_seen = false;
 		maps_exec(&sp->maps);
 	}
-	sp->ncaps = 0;
+	/* The watchdog: a thread that never stops is given up. */
+	session_drop_stale(s, STOP_TIMEOUT_NS);
 	for (i = 0; i < s->nthreads; i++) {
 		struct thread *t = &s->threads[i];
 		int cpu = -1;
@@ -180,8 +185,12 @@ static void tick(struct sampler *sp)
 		if (session_interrupt(s, t) == 0 && (cpu < 0 || cpu == here))
 			spin = 0;
 	}
+	/* A thread that is runnable but waiting for a CPU stops only when it
+	 * gets one, which can take a scheduler slice: wait at most half a
+	 * period, then take its stop whenever it comes.  Its PC is the same:
+	 * it has not run meanwhile. */
 	if (s->waiting)
-		session_wait_samples(s, spin, STOP_TIMEOUT_NS);
+		session_wait_samples(s, spin, sp->period_ns / 2);
 	if (s->exec_seen) {
 		/* Captured in the old image: its addresses mean nothing now. */
 		s->lost += sp->ncaps;
@@ -227,7 +236,7 @@ static uint64_t cpu_time_ns(void)
 int sampler_run(struct sampler *sp)
 {
 	struct session *s = sp->session;
-	uint64_t period = 1000000000ULL / sp->frequency;
+	uint64_t period = sp->period_ns = 1000000000ULL / sp->frequency;
 	uint64_t start = now_ns(), end = 0, cpu0;
 	struct itimerspec its;
 	int tfd;
@@ -279,6 +288,9 @@ int sampler_run(struct sampler *sp)
 		if (pfd[1].revents & POLLIN) {
 			session_read_signals(s);
 			session_reap(s);
+			/* Stops that came after their tick stopped waiting. */
+			if (sp->ncaps && !s->exec_seen)
+				unwind_captures(sp);
 			if (s->exited || !s->nthreads)
 				continue;
 		}

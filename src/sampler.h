@@ -39,6 +39,7 @@ struct sampler {
 	struct stacks stacks;
 	struct sampler_stats stats;
 	unsigned frequency;
+	uint64_t period_ns;
 	double duration;
 	size_t stack_size;
 	unsigned max_frames;

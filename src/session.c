@@ -321,10 +321,9 @@ static void wait_sigfd(struct session *s, uint64_t deadline)
 	ppoll(&pfd, 1, &ts, NULL);
 }
 
-void session_wait_samples(struct session *s, uint64_t spin_ns, uint64_t timeout_ns)
+void session_wait_samples(struct session *s, uint64_t spin_ns, uint64_t wait_ns)
 {
-	uint64_t start = now_ns(), deadline = start + timeout_ns;
-	size_t i;
+	uint64_t start = now_ns(), deadline = start + wait_ns;
 
 	/* Waking up costs more than the wait on a VM (tens of microseconds,
 	 * in the stall and in ctprof's CPU time): poll a little first.  The
@@ -343,12 +342,16 @@ void session_wait_samples(struct session *s, uint64_t spin_ns, uint64_t timeout_
 		session_read_signals(s);
 		session_reap(s);
 	}
-	if (!s->waiting)
-		return;
-	/* The watchdog: a thread that does not stop (stuck in the kernel) is
-	 * given up for this tick; when its stop comes, it is just resumed. */
-	for (i = 0; i < s->nthreads; i++)
-		drop_sample(s, &s->threads[i]);
+}
+
+void session_drop_stale(struct session *s, uint64_t age_ns)
+{
+	uint64_t now = now_ns();
+	size_t i;
+
+	for (i = 0; i < s->nthreads && s->waiting; i++)
+		if (s->threads[i].sample_wanted && now - s->threads[i].interrupt_ns > age_ns)
+			drop_sample(s, &s->threads[i]);
 }
 
 /* ---- attach ---- */

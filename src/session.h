@@ -79,10 +79,14 @@ void session_read_signals(struct session *s);
 int session_interrupt(struct session *s, struct thread *t);
 
 /* Wait until every interrupted thread has stopped and been sampled, or
- * TIMEOUT_NS passed (a thread stuck in the kernel: counted as lost).
+ * WAIT_NS passed; a stop that comes later is sampled when it is reaped.
  * First poll for up to SPIN_NS without sleeping: only when no interrupted
  * thread needs ctprof's CPU to get to its stop. */
-void session_wait_samples(struct session *s, uint64_t spin_ns, uint64_t timeout_ns);
+void session_wait_samples(struct session *s, uint64_t spin_ns, uint64_t wait_ns);
+
+/* Give up the samples asked for more than AGE_NS ago (a thread stuck in
+ * the kernel): counted as lost; their stops are just resumed. */
+void session_drop_stale(struct session *s, uint64_t age_ns);
 
 /* Let go of every thread and leave the process running (or stopped, if it
  * was group-stopped), with any pending signal delivered.  Then unblock the

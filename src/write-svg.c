@@ -441,7 +441,6 @@ static void put_frame(const struct svg_ctx *c, const struct fg_node *nd, uint64_
 	double px = PAD + (double)x * FRAME_W / total;
 	double pw = (double)nd->count * FRAME_W / total;
 	double y = TOP + (double)(c->maxd - nd->depth) * ROW_H;
-	size_t i;
 
 	fprintf(f, "<g data-x=\"%" PRIu64 "\" data-w=\"%" PRIu64 "\" data-d=\"%u\" data-n=\"",
 		x, nd->count, nd->depth);
@@ -464,15 +463,45 @@ static void put_frame(const struct svg_ctx *c, const struct fg_node *nd, uint64_
 	fprintf(f, "<text x=\"%.2f\" y=\"%.1f\">", px + 3, y + ROW_H - 4.5);
 	put_label(f, nd->name, pw);
 	fputs("</text></g>\n", f);
-
-	for (i = 0; i < nd->nkids; i++) {
-		const struct fg_node *kid = c->t->kids[nd->first + i];
-
-		if (kid->count >= c->min)
-			put_frame(c, kid, x);
-		x += kid->count;
-	}
 }
+
+/* Every frame wide enough, depth first, callers before callees.  An
+ * explicit stack rather than recursion: stacks can be thousands deep. */
+static void put_frames(const struct svg_ctx *c)
+{
+	struct walk {
+		const struct fg_node *nd;
+		uint64_t x;             /* where the next child starts */
+		size_t next;            /* the next child to visit */
+	} *st = NULL;
+	size_t cap = 0, top = 0;
+	const struct fg_node *kid;
+	uint64_t x;
+
+	put_frame(c, &c->t->nodes[ROOT], 0);
+	GROW(st, cap, 1);
+	st[top++] = (struct walk){ &c->t->nodes[ROOT], 0, 0 };
+	while (top) {
+		struct walk *w = &st[top - 1];
+
+		if (w->next == w->nd->nkids) {
+			top--;
+			continue;
+		}
+		kid = c->t->kids[w->nd->first + w->next++];
+		x = w->x;
+		w->x += kid->count;
+		if (kid->count < c->min)
+			continue;       /* and so is all under it */
+		put_frame(c, kid, x);
+		if (kid->nkids) {
+			GROW(st, cap, top + 1);
+			st[top++] = (struct walk){ kid, x, 0 };
+		}
+	}
+	free(st);
+}
+
 
 /* ---- the script ---------------------------------------------------- */
 
@@ -762,7 +791,7 @@ int svg_write(FILE *f, const char *title, const struct fg_stack *stacks, size_t 
 	put_xml(f, title ? title : "ctprof", SIZE_MAX);
 	fputs("</text>\n<g id=\"ctprof-frames\">\n", f);
 	if (t.total)
-		put_frame(&c, &t.nodes[ROOT], 0);
+		put_frames(&c);
 	fputs("</g>\n", f);
 
 	fprintf(f, "<text x=\"%d\" y=\"%.1f\" class=\"ctprof-note\">", PAD, note_y);
