@@ -372,7 +372,9 @@ int maps_refresh(struct maps *m)
 			break;
 		}
 	}
-	free(old);
+	/* Callers may still hold mappings of OLD (see maps_find). */
+	free(m->retired);
+	m->retired = old;
 	return 0;
 }
 
@@ -413,6 +415,7 @@ void maps_release(struct maps *m)
 	}
 	free(m->modules);
 	free(m->map);
+	free(m->retired);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -460,4 +463,11 @@ bool maps_is_sigreturn(struct maps *m, uint64_t addr)
 
 	return mod && mod->image && module_read(mod, addr - mp->bias, buf, sizeof(buf)) == 0 &&
 	       !memcmp(buf, code, sizeof(code));
+}
+
+bool maps_is_code(struct maps *m, uint64_t addr)
+{
+	const struct mapping *mp = maps_find_refresh(m, addr);
+
+	return mp && mp->exec;
 }

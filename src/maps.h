@@ -60,6 +60,7 @@ struct maps {
 	size_t nmodules, modcap;
 	struct mapping *map;            /* sorted by start */
 	size_t nmap, mapcap;
+	struct mapping *retired;        /* the array before the last reread */
 	unsigned long epoch;            /* bumped by the caller once per tick */
 	unsigned long refreshed_epoch;  /* epoch of the last reread */
 	bool layout_changed;            /* code was unmapped since last cleared */
@@ -84,7 +85,9 @@ int maps_exec(struct maps *m);
 /* Close every module and free everything. */
 void maps_release(struct maps *m);
 
-/* The mapping holding ADDR, or NULL.  Valid until the next refresh. */
+/* The mapping holding ADDR, or NULL.  Valid until the second refresh from
+ * now: a reread in the middle of an unwind (maps_find_refresh) leaves the
+ * mappings found before it valid, and there is at most one per epoch. */
 const struct mapping *maps_find(const struct maps *m, uint64_t addr);
 /* Like maps_find, but on a miss reread the maps, at most once per epoch, for
  * code loaded since the last read (dlopen). */
@@ -98,6 +101,10 @@ int module_open(struct maps *m, struct module *mod);
 /* Copy N bytes at ELF address VADDR from the module's file image.
  * 0, or -1 if they are not all in the file part of one PT_LOAD segment. */
 int module_read(const struct module *mod, uint64_t vaddr, void *buf, size_t n);
+
+/* Is ADDR in executable memory (a module's code, or anonymous executable
+ * memory such as a JIT's)?  Rereads the maps on a miss, once per epoch. */
+bool maps_is_code(struct maps *m, uint64_t addr);
 
 /* Is ADDR the x86-64 rt_sigreturn trampoline (mov $15,%rax; syscall) that
  * a signal handler returns to?  Read from the module file. */

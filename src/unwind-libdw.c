@@ -206,6 +206,9 @@ static int ld_frame(Dwfl_Frame *frame, void *arg)
 		return DWARF_CB_ABORT;
 	if (st->n > 0 && pc == 0)
 		return DWARF_CB_ABORT;
+	/* A return address must be in code (see unwind-libunwind.c). */
+	if (st->n > 0 && !maps_is_code(st->maps, pc))
+		return DWARF_CB_ABORT;
 	/* An ordinary caller's frame has a higher stack pointer; the frame
 	 * after a signal frame (an activation) may be on another stack. */
 	if (dwfl_frame_reg(frame, 7, &sp) == 0) {

@@ -244,6 +244,12 @@ static enum unwind_result lu_walk(void *state, const struct capture *c,
 			res = UNWIND_COMPLETE;
 			break;
 		}
+		/* A return address must be in code: past the end of a stack
+		 * (or with CFI that does not fit, as in the two instructions
+		 * of a new thread after clone3) libunwind's fallbacks read
+		 * data as addresses, and would go on through the heap. */
+		if (n > 0 && !maps_is_code(st->maps, ip))
+			break;
 		/* A signal frame's PC is the first instruction of the
 		 * trampoline (__restore_rt), where the handler returns to:
 		 * pc - 1 would fall before it, in another function.
