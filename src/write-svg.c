@@ -57,6 +57,7 @@ struct fg_tree {
 	size_t nslots;                  /* a power of two */
 	const struct fg_node **kids;
 	uint64_t total;
+	uint64_t min;                   /* narrowest frame drawn, in samples */
 };
 
 struct legend_entry {
@@ -67,7 +68,7 @@ struct legend_entry {
 struct svg_ctx {
 	FILE *f;
 	const struct fg_tree *t;
-	uint64_t min;                   /* narrowest frame drawn, in samples */
+	uint64_t min;                   /* t->min */
 	unsigned maxd;                  /* deepest frame drawn */
 	struct legend_entry *legend;
 	size_t nlegend, legend_cap;
@@ -306,30 +307,52 @@ static void tree_link(struct fg_tree *t)
 			      sizeof(*t->kids), kid_cmp);
 }
 
+/* Merge the stacks one depth at a time, and follow a stack deeper only
+ * while its frame is wide enough to draw: the frames under an elided one
+ * are never made.  Made in one go, the tree of a long profile with deep,
+ * varied stacks has as many nodes as all the stacks have frames, gigabytes
+ * for a picture of a few thousand frames. */
 static void tree_build(struct fg_tree *t, const struct fg_stack *stacks, size_t n)
 {
-	size_t i;
-	unsigned j;
+	size_t *live, nlive = 0, *at, i, k;
+	unsigned depth;
 
 	memset(t, 0, sizeof(*t));
 	GROW(t->nodes, t->cap, 1);
 	t->n = 1;
 	t->nodes[ROOT].name = "all";
 	t->nodes[ROOT].parent = ROOT;
-	for (i = 0; i < n; i++) {
-		const struct fg_stack *s = &stacks[i];
-		size_t at = ROOT;
+	for (i = 0; i < n; i++)
+		t->total += stacks[i].count;
+	t->nodes[ROOT].count = t->total;
+	/* Rounded up, and never zero: a frame with no samples is not drawn. */
+	t->min = t->total / ELIDE_DIV + (t->total % ELIDE_DIV != 0);
+	if (!t->min)
+		t->min = 1;
 
-		t->total += s->count;
-		t->nodes[ROOT].count += s->count;
-		for (j = 0; j < s->nframes; j++) {
-			const char *name = s->names[j] ? s->names[j] : "[unknown]";
-			const char *module = s->modules ? s->modules[j] : NULL;
+	live = xcalloc(n, sizeof(*live));       /* stacks still followed */
+	at = xcalloc(n, sizeof(*at));           /* each one's node so far */
+	for (i = 0; i < n; i++)
+		if (stacks[i].nframes && stacks[i].count)
+			live[nlive++] = i;
+	for (depth = 0; nlive; depth++) {
+		for (k = 0; k < nlive; k++) {
+			const struct fg_stack *s = &stacks[live[k]];
+			const char *name = s->names[depth] ? s->names[depth] : "[unknown]";
+			const char *module = s->modules ? s->modules[depth] : NULL;
 
-			at = tree_child(t, at, name, module);
-			t->nodes[at].count += s->count;
+			i = tree_child(t, at[live[k]], name, module);
+			t->nodes[i].count += s->count;
+			at[live[k]] = i;
 		}
+		for (i = k = 0; k < nlive; k++)
+			if (stacks[live[k]].nframes > depth + 1 &&
+			    t->nodes[at[live[k]]].count >= t->min)
+				live[i++] = live[k];
+		nlive = i;
 	}
+	free(live);
+	free(at);
 	tree_link(t);
 }
 
@@ -752,19 +775,16 @@ int svg_write(FILE *f, const char *title, const struct fg_stack *stacks, size_t 
 	unsigned legend_lines;
 
 	tree_build(&t, stacks, n);
-	/* Never zero: a frame with no samples is never drawn. */
-	c.min = t.total / ELIDE_DIV + (t.total % ELIDE_DIV != 0);
-	if (!c.min)
-		c.min = 1;
+	c.min = t.min;
 	for (i = ROOT + 1; i < t.n; i++) {
 		const struct fg_node *nd = &t.nodes[i];
 
 		if (nd->count >= c.min) {
 			if (nd->depth > c.maxd)
 				c.maxd = nd->depth;
-		} else if (nd->count && t.nodes[nd->parent].count >= c.min) {
-			/* Only the outermost frame left out counts: what
-			 * is under it is left out with it. */
+		} else {
+			/* The outermost frame left out: tree_build()
+			 * made nothing under it. */
 			elided++;
 			elided_samples += nd->count;
 		}
