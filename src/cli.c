@@ -33,6 +33,14 @@ static void usage(FILE *f)
 "      --format=FORMAT      text, folded, pprof or svg, whatever the file names\n"
 "      --no-thread          no thread frame at the root of folded stacks and\n"
 "                           flame graphs\n"
+"Text report:\n"
+"      --top=N              show the N first rows only\n"
+"      --sort=KEY           order rows by self (default) or cum time\n"
+"      --per-thread         one table per thread, with thread names\n"
+"      --tid=TID            only the samples of thread TID (every format)\n"
+"      --lines              rows by source line instead of by function\n"
+"      --callgraph          callers and callees of the top functions\n"
+"      --no-demangle        keep C++ names as the linker sees them\n"
 "  -v, --verbose            add the profiler's own statistics to the report\n"
 "      --stack-size=BYTES   stack bytes copied per sample, 1k to 1m (default 64k)\n"
 "      --max-frames=N       frames unwound per sample, %d to %d (default %d)\n"
@@ -98,7 +106,8 @@ static int parse_size(const char *s, size_t *out)
 	return 0;
 }
 
-enum { OPT_STACK_SIZE = 256, OPT_MAX_FRAMES, OPT_DEBUGINFOD, OPT_VERSION, OPT_UNWINDER, OPT_FORMAT, OPT_NO_THREAD };
+enum { OPT_STACK_SIZE = 256, OPT_MAX_FRAMES, OPT_DEBUGINFOD, OPT_VERSION, OPT_UNWINDER, OPT_FORMAT, OPT_NO_THREAD, OPT_TOP, OPT_SORT,
+       OPT_PER_THREAD, OPT_TID, OPT_LINES, OPT_CALLGRAPH, OPT_NO_DEMANGLE };
 
 static const struct option long_opts[] = {
 	{ "pid",        required_argument, NULL, 'p' },
@@ -113,6 +122,13 @@ static const struct option long_opts[] = {
 	{ "unwinder",   required_argument, NULL, OPT_UNWINDER },
 	{ "format",     required_argument, NULL, OPT_FORMAT },
 	{ "no-thread",  no_argument,       NULL, OPT_NO_THREAD },
+	{ "top",        required_argument, NULL, OPT_TOP },
+	{ "sort",       required_argument, NULL, OPT_SORT },
+	{ "per-thread", no_argument,       NULL, OPT_PER_THREAD },
+	{ "tid",        required_argument, NULL, OPT_TID },
+	{ "lines",      no_argument,       NULL, OPT_LINES },
+	{ "callgraph",  no_argument,       NULL, OPT_CALLGRAPH },
+	{ "no-demangle", no_argument,      NULL, OPT_NO_DEMANGLE },
 	{ "version",    no_argument,       NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 }
 };
@@ -219,6 +235,39 @@ int cli_parse(int argc, char **argv, struct options *o, int *exit_code)
 			break;
 		case OPT_NO_THREAD:
 			o->no_thread = true;
+			break;
+		case OPT_TOP:
+			if (parse_long(optarg, 1, INT_MAX, &v) < 0) {
+				error_msg("invalid row count '%s': expected a whole number above 0", optarg);
+				return usage_error(exit_code);
+			}
+			o->top = (unsigned)v;
+			break;
+		case OPT_SORT:
+			if (strcmp(optarg, "self") && strcmp(optarg, "cum")) {
+				error_msg("invalid sort '%s': expected self or cum", optarg);
+				return usage_error(exit_code);
+			}
+			o->sort_cum = !strcmp(optarg, "cum");
+			break;
+		case OPT_PER_THREAD:
+			o->per_thread = true;
+			break;
+		case OPT_TID:
+			if (parse_long(optarg, 1, INT_MAX, &v) < 0) {
+				error_msg("invalid thread id '%s': expected a whole number above 0", optarg);
+				return usage_error(exit_code);
+			}
+			o->tid = (pid_t)v;
+			break;
+		case OPT_LINES:
+			o->lines = true;
+			break;
+		case OPT_CALLGRAPH:
+			o->callgraph = true;
+			break;
+		case OPT_NO_DEMANGLE:
+			o->no_demangle = true;
 			break;
 		case OPT_UNWINDER:
 			if (!unwinder_find(optarg)) {

@@ -32,6 +32,13 @@ struct options {
 	const char *format;     /* --format, NULL: from the output's name */
 	bool no_thread;         /* --no-thread: no thread root frame */
 	const char *report;     /* 'ctprof report FILE': the FILE */
+	unsigned top;           /* --top N rows, 0: all */
+	bool sort_cum;          /* --sort cum */
+	bool per_thread;        /* --per-thread */
+	pid_t tid;              /* --tid: only this thread, 0: all */
+	bool lines;             /* --lines: by source line */
+	bool callgraph;         /* --callgraph */
+	bool no_demangle;       /* --no-demangle */
 	int verbose;            /* -v count */
 };
 

@@ -67,7 +67,15 @@ static int open_outputs(const struct options *o, FILE **outs)
 static int emit(const struct options *o, FILE **outs, const struct profile *p,
 		const struct run_info *ri)
 {
-	struct output_opts oo = { .thread_frames = !o->no_thread };
+	struct output_opts oo = {
+		.thread_frames = !o->no_thread,
+		.raw_names = o->no_demangle,
+		.top = o->top,
+		.sort = o->sort_cum ? SORT_CUM : SORT_SELF,
+		.per_thread = o->per_thread,
+		.lines = o->lines,
+		.callgraph = o->callgraph,
+	};
 	unsigned i, n = o->noutputs ? o->noutputs : 1;
 	int failed = 0;
 
@@ -101,6 +109,9 @@ static int report_main(const struct options *o)
 		profile_release(&prof);
 		return 1;
 	}
+	profile_demangle(&prof);
+	if (o->tid)
+		profile_keep_thread(&prof, o->tid);
 	ret = emit(o, outs, &prof, NULL);
 	profile_release(&prof);
 	return ret < 0 ? 1 : 0;
@@ -171,6 +182,9 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sp.nnames; i++)
 		profile_set_thread(&prof, sp.names[i].tid, sp.names[i].name);
 	symbolizer_free(sz);
+	profile_demangle(&prof);
+	if (o.tid)
+		profile_keep_thread(&prof, o.tid);
 
 	ri.threads_seen = s.threads_seen;
 	ri.lost = s.lost;

@@ -10,7 +10,7 @@
 static int text_write(FILE *f, const struct profile *p, const struct run_info *ri,
 		      const struct output_opts *oo)
 {
-	return report_write(f, p, ri);
+	return report_write(f, p, ri, oo);
 }
 
 static const struct writer writers[] = {
@@ -87,7 +87,7 @@ int svg_profile_write(FILE *f, const struct profile *p, const struct run_info *r
 			for (l = loc->nlines; l-- > 0;) {
 				const struct pfunc *fn = &p->funcs[p->lines[loc->first_line + l].func];
 
-				names[d] = fn->name;
+				names[d] = func_name(fn, oo);
 				modules[d] = fn->mapping ? profile_map_name(p, fn->mapping) : NULL;
 				d++;
 			}

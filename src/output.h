@@ -11,7 +11,20 @@
 
 struct output_opts {
 	bool thread_frames;     /* folded, svg: a root frame per thread */
+	bool raw_names;         /* names as the linker sees them */
+	/* The text report: */
+	unsigned top;           /* rows per table, 0: all */
+	enum flat_sort sort;
+	bool per_thread;        /* a table per thread */
+	bool lines;             /* rows by source line */
+	bool callgraph;         /* callers and callees of the top functions */
 };
+
+/* The name of function F as the options want it. */
+static inline const char *func_name(const struct pfunc *f, const struct output_opts *oo)
+{
+	return oo && oo->raw_names ? f->system_name : f->name;
+}
 
 struct writer {
 	const char *name;

@@ -163,7 +163,7 @@ int pprof_write(FILE *f, const struct profile *p, const struct run_info *ri,
 		*fn = (Perftools__Profiles__Function)PERFTOOLS__PROFILES__FUNCTION__INIT;
 		fn->id = i + 1;
 		fn->name = strtab_add(&st, pf->name);
-		fn->system_name = fn->name;
+		fn->system_name = strtab_add(&st, pf->system_name);
 		fn->filename = strtab_add(&st, pf->file);
 		fn->start_line = pf->line;
 		funcp[i] = fn;
@@ -587,6 +587,9 @@ int pprof_read(const char *path, struct profile *p)
 			p->lines[p->nlines].func = profile_add_func(p, *name ? name : "?", *file ? file : NULL,
 								    fn->start_line > 0 && fn->start_line < INT32_MAX ? (int)fn->start_line : 0,
 								    func_map[fi]);
+			if (*str_at(pr, fn->system_name))
+				p->funcs[p->lines[p->nlines].func].system_name =
+					strpool_intern(&p->strings, str_at(pr, fn->system_name));
 			p->lines[p->nlines].line = l->line[k]->line > 0 && l->line[k]->line < INT32_MAX ?
 						   (int)l->line[k]->line : 0;
 			p->nlines++;

@@ -74,6 +74,7 @@ uint32_t profile_add_func(struct profile *p, const char *name, const char *file,
 	p->func_index[j] = p->nfuncs;
 	f = &p->funcs[p->nfuncs];
 	f->name = name;
+	f->system_name = name;
 	f->file = file;
 	f->line = line;
 	f->mapping = mapping;
@@ -258,17 +259,62 @@ static int row_cmp(const void *a, const void *b)
 		return x1 > y1 ? -1 : 1;
 	if (x2 != y2)
 		return x2 > y2 ? -1 : 1;
-	return strcmp(cmp_profile->funcs[x->func].name, cmp_profile->funcs[y->func].name);
+	if (x->func != y->func)
+		return strcmp(cmp_profile->funcs[x->func].name, cmp_profile->funcs[y->func].name);
+	return (x->line > y->line) - (x->line < y->line);
 }
 
-void profile_flat(const struct profile *p, pid_t tid, enum flat_sort sort, struct flat *out)
+/* Row keys for by_line: (function, line) pairs, numbered densely. */
+struct keymap {
+	struct { uint32_t func; int line; uint32_t id; bool used; } *v;
+	size_t cap, n;
+};
+
+static uint32_t keymap_get(struct keymap *km, uint32_t func, int line)
 {
-	uint64_t *self = xcalloc(p->nfuncs + 1, sizeof(*self));
-	uint64_t *cum = xcalloc(p->nfuncs + 1, sizeof(*cum));
-	size_t *stamp = xcalloc(p->nfuncs + 1, sizeof(*stamp));
-	size_t i, n = 0;
+	uint64_t h;
+	size_t i;
+
+	if ((km->n + 1) * 2 > km->cap) {
+		typeof(km->v) old = km->v;
+		size_t ocap = km->cap, k;
+
+		km->cap = ocap ? ocap * 2 : 1024;
+		km->v = xcalloc(km->cap, sizeof(*km->v));
+		for (k = 0; k < ocap; k++) {
+			if (!old[k].used)
+				continue;
+			h = ((uint64_t)old[k].func << 32 | (uint32_t)old[k].line) * 0x9e3779b97f4a7c15ULL;
+			for (i = h & (km->cap - 1); km->v[i].used; i = (i + 1) & (km->cap - 1))
+				;
+			km->v[i] = old[k];
+		}
+		free(old);
+	}
+	h = ((uint64_t)func << 32 | (uint32_t)line) * 0x9e3779b97f4a7c15ULL;
+	for (i = h & (km->cap - 1); km->v[i].used; i = (i + 1) & (km->cap - 1))
+		if (km->v[i].func == func && km->v[i].line == line)
+			return km->v[i].id;
+	km->v[i].used = true;
+	km->v[i].func = func;
+	km->v[i].line = line;
+	km->v[i].id = (uint32_t)km->n++;
+	return km->v[i].id;
+}
+
+void profile_flat(const struct profile *p, pid_t tid, enum flat_sort sort, bool by_line,
+		  struct flat *out)
+{
+	struct keymap km = { 0 };
+	struct flat_row *rows = NULL;
+	size_t *stamp = NULL, cap = 0, i, n = 0, nkeys = by_line ? 0 : p->nfuncs;
 
 	memset(out, 0, sizeof(*out));
+	if (!by_line) {
+		cap = p->nfuncs + 1;
+		rows = xcalloc(cap, sizeof(*rows));
+		stamp = xcalloc(cap, sizeof(*stamp));
+	}
 	for (i = 0; i < p->nsamples; i++) {
 		const struct psample *s = &p->samples[i];
 		uint32_t k;
@@ -281,38 +327,165 @@ void profile_flat(const struct profile *p, pid_t tid, enum flat_sort sort, struc
 			uint32_t l;
 
 			for (l = 0; l < loc->nlines; l++) {
-				uint32_t f = p->lines[loc->first_line + l].func;
+				const struct pline *ln = &p->lines[loc->first_line + l];
+				uint32_t key = ln->func;
 
+				if (by_line) {
+					key = keymap_get(&km, ln->func, ln->line);
+					if (key >= nkeys) {
+						size_t ocap = cap;
+
+						nkeys = key + 1;
+						GROW(rows, cap, nkeys);
+						stamp = xrealloc(stamp, cap * sizeof(*stamp));
+						memset(stamp + ocap, 0, (cap - ocap) * sizeof(*stamp));
+						rows[key].line = ln->line;
+					}
+				}
+				rows[key].func = ln->func;
 				if (k == 0 && l == 0)
-					self[f] += s->count;
+					rows[key].self += s->count;
 				/* Recursion: a function counts once per sample. */
-				if (stamp[f] != i + 1) {
-					stamp[f] = i + 1;
-					cum[f] += s->count;
+				if (stamp[key] != i + 1) {
+					stamp[key] = i + 1;
+					rows[key].cum += s->count;
 				}
 			}
 		}
 	}
-	out->rows = xcalloc(p->nfuncs + 1, sizeof(*out->rows));
-	for (i = 0; i < p->nfuncs; i++) {
-		if (!cum[i])
-			continue;
-		out->rows[n].func = (uint32_t)i;
-		out->rows[n].self = self[i];
-		out->rows[n].cum = cum[i];
-		n++;
-	}
+	for (i = 0; i < nkeys; i++)
+		if (rows[i].cum)
+			rows[n++] = rows[i];
+	out->rows = rows;
 	out->n = n;
 	cmp_profile = p;
 	cmp_sort = sort;
-	qsort(out->rows, n, sizeof(*out->rows), row_cmp);
-	free(self);
-	free(cum);
+	if (n)
+		qsort(out->rows, n, sizeof(*out->rows), row_cmp);
 	free(stamp);
+	free(km.v);
 }
 
 void flat_release(struct flat *f)
 {
 	free(f->rows);
 	memset(f, 0, sizeof(*f));
+}
+
+void profile_keep_thread(struct profile *p, pid_t tid)
+{
+	size_t i, n = 0;
+
+	p->total = 0;
+	for (i = 0; i < p->nsamples; i++) {
+		if (p->samples[i].tid != tid)
+			continue;
+		p->samples[n++] = p->samples[i];
+		p->total += p->samples[i].count;
+	}
+	p->nsamples = n;
+}
+
+/* From libstdc++ (the C++ ABI); NULL if NAME is not a mangled name. */
+extern char *__cxa_demangle(const char *name, char *buf, size_t *len, int *status);
+
+void profile_demangle(struct profile *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nfuncs; i++) {
+		struct pfunc *f = &p->funcs[i];
+		char *d;
+		int status = 0;
+
+		if (strncmp(f->system_name, "_Z", 2))
+			continue;
+		d = __cxa_demangle(f->system_name, NULL, NULL, &status);
+		if (d && status == 0)
+			f->name = strpool_intern(&p->strings, d);
+		free(d);
+	}
+}
+
+/* ---- call graph ---- */
+
+static struct edge *edge_get(struct callgraph *cg, uint32_t caller, uint32_t callee)
+{
+	uint64_t h;
+	size_t i;
+
+	if ((cg->n + 1) * 2 > cg->icap) {
+		size_t ncap = cg->icap ? cg->icap * 2 : 1024, k;
+
+		free(cg->index);
+		cg->index = xmalloc(ncap * sizeof(*cg->index));
+		for (k = 0; k < ncap; k++)
+			cg->index[k] = SIZE_MAX;
+		cg->icap = ncap;
+		for (k = 0; k < cg->n; k++) {
+			h = ((uint64_t)cg->edges[k].caller << 32 | cg->edges[k].callee) * 0x9e3779b97f4a7c15ULL;
+			for (i = h & (ncap - 1); cg->index[i] != SIZE_MAX; i = (i + 1) & (ncap - 1))
+				;
+			cg->index[i] = k;
+		}
+	}
+	h = ((uint64_t)caller << 32 | callee) * 0x9e3779b97f4a7c15ULL;
+	for (i = h & (cg->icap - 1); cg->index[i] != SIZE_MAX; i = (i + 1) & (cg->icap - 1)) {
+		struct edge *e = &cg->edges[cg->index[i]];
+
+		if (e->caller == caller && e->callee == callee)
+			return e;
+	}
+	GROW(cg->edges, cg->cap, cg->n + 1);
+	cg->index[i] = cg->n;
+	cg->edges[cg->n].caller = caller;
+	cg->edges[cg->n].callee = callee;
+	cg->edges[cg->n].count = 0;
+	return &cg->edges[cg->n++];
+}
+
+void profile_callgraph(const struct profile *p, pid_t tid, struct callgraph *cg)
+{
+	size_t *stamp = NULL, scap = 0, i;
+	uint32_t *chain = NULL;
+	size_t ccap = 0;
+
+	memset(cg, 0, sizeof(*cg));
+	for (i = 0; i < p->nsamples; i++) {
+		const struct psample *s = &p->samples[i];
+		size_t depth = 0, d;
+		uint32_t k;
+
+		if (tid && s->tid != tid)
+			continue;
+		/* The functions of the sample, leaf first. */
+		for (k = 0; k < s->nlocs; k++) {
+			const struct ploc *loc = &p->locs[p->sample_locs[s->first_loc + k]];
+			uint32_t l;
+
+			GROW(chain, ccap, depth + loc->nlines);
+			for (l = 0; l < loc->nlines; l++)
+				chain[depth++] = p->lines[loc->first_line + l].func;
+		}
+		for (d = 0; d + 1 < depth; d++) {
+			struct edge *e = edge_get(cg, chain[d + 1], chain[d]);
+			size_t idx = (size_t)(e - cg->edges);
+
+			/* Recursion: an edge counts once per sample. */
+			GROW(stamp, scap, idx + 1);
+			if (stamp[idx] != i + 1) {
+				stamp[idx] = i + 1;
+				e->count += s->count;
+			}
+		}
+	}
+	free(stamp);
+	free(chain);
+}
+
+void callgraph_release(struct callgraph *cg)
+{
+	free(cg->edges);
+	free(cg->index);
+	memset(cg, 0, sizeof(*cg));
 }

@@ -21,7 +21,8 @@
 #include <sys/types.h>
 
 struct pfunc {
-	const char *name;       /* never NULL */
+	const char *name;       /* never NULL; C++ names demangled */
+	const char *system_name; /* the name as the linker sees it */
 	const char *file;       /* where it is declared, or NULL */
 	int line;               /* its declaration line, 0 if unknown */
 	uint32_t mapping;       /* 1-based index into maps, 0: none */
@@ -99,6 +100,11 @@ void profile_from_stacks(struct profile *p, const struct stacks *st,
 /* Building blocks, also used by the pprof reader.  Each returns an index. */
 uint32_t profile_add_func(struct profile *p, const char *name, const char *file, int line,
 			  uint32_t mapping);
+/* Demangle every function name (C++, Itanium ABI); system_name keeps the
+ * raw one. */
+void profile_demangle(struct profile *p);
+/* Drop every sample but those of thread TID. */
+void profile_keep_thread(struct profile *p, pid_t tid);
 void profile_set_thread(struct profile *p, pid_t tid, const char *name);
 /* The name of thread TID, or NULL. */
 const char *profile_thread_name(const struct profile *p, pid_t tid);
@@ -111,6 +117,7 @@ enum flat_sort { SORT_SELF, SORT_CUM };
 
 struct flat_row {
 	uint32_t func;
+	int line;               /* with by_line: the source line */
 	uint64_t self, cum;
 };
 
@@ -121,9 +128,30 @@ struct flat {
 };
 
 /* Self and cumulative counts of every function in the samples of thread
- * TID (0: all threads); a function counts once per sample in cum.
+ * TID (0: all threads); a function counts once per sample in cum.  With
+ * BY_LINE, a row is a function's source line (row.line) instead.
  * Rows sorted by SORT, then the other count, then name. */
-void profile_flat(const struct profile *p, pid_t tid, enum flat_sort sort, struct flat *out);
+void profile_flat(const struct profile *p, pid_t tid, enum flat_sort sort, bool by_line,
+		  struct flat *out);
 void flat_release(struct flat *f);
+
+/* ---- the call graph: caller -> callee edges ---- */
+
+struct edge {
+	uint32_t caller, callee;        /* function indices */
+	uint64_t count;                 /* samples with this call, once each */
+};
+
+struct callgraph {
+	struct edge *edges;
+	size_t n, cap;
+	size_t *index;
+	size_t icap;
+};
+
+/* Every call between two functions in the samples of TID (0: all), with
+ * inlined calls as calls. */
+void profile_callgraph(const struct profile *p, pid_t tid, struct callgraph *cg);
+void callgraph_release(struct callgraph *cg);
 
 #endif

@@ -1,10 +1,12 @@
 /* report.c - see report.h. */
 #include "report.h"
+#include "output.h"
 #include "util.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static long long to_ms(uint64_t samples, unsigned hz)
@@ -60,39 +62,184 @@ static void verbose_lines(FILE *f, const struct run_info *ri)
 		ri->maps->refreshes, ri->maps->nmodules - 1);
 }
 
-int report_write(FILE *f, const struct profile *p, const struct run_info *ri)
+static void location(char *buf, size_t size, const char *file, int line)
 {
+	if (file && line)
+		snprintf(buf, size, "%s:%d", base_name(file), line);
+	else if (file)
+		snprintf(buf, size, "%s", base_name(file));
+	else
+		snprintf(buf, size, "?");
+}
+
+/* The rows of FL, at most OO->top; by function, or by source line. */
+static void table(FILE *f, const struct profile *p, const struct flat *fl, uint64_t total,
+		  const struct output_opts *oo)
+{
+	size_t i, n = oo->top && oo->top < fl->n ? oo->top : fl->n;
+	double t = total ? (double)total : 1;
+
+	if (!fl->n)
+		return;
+	if (oo->lines)
+		fprintf(f, "%9s %7s %8s %7s  %-24s  %-24s %s\n",
+			"self", "self%", "cum", "cum%", "location", "function", "module");
+	else
+		fprintf(f, "%9s %7s %8s %7s  %-24s  %-14s %s\n",
+			"self", "self%", "cum", "cum%", "function", "location", "module");
+	for (i = 0; i < n; i++) {
+		const struct flat_row *r = &fl->rows[i];
+		const struct pfunc *fn = &p->funcs[r->func];
+		char loc[256];
+
+		fprintf(f, "%7lldms %6.1f%% %7lldms %6.1f%%  ",
+			to_ms(r->self, p->frequency), 100.0 * (double)r->self / t,
+			to_ms(r->cum, p->frequency), 100.0 * (double)r->cum / t);
+		if (oo->lines) {
+			location(loc, sizeof(loc), fn->file, r->line);
+			fprintf(f, "%-24s  %-24s [%s]\n", loc, func_name(fn, oo),
+				profile_map_name(p, fn->mapping));
+		} else {
+			location(loc, sizeof(loc), fn->file, fn->line);
+			fprintf(f, "%-24s  %-14s [%s]\n", func_name(fn, oo), loc,
+				profile_map_name(p, fn->mapping));
+		}
+	}
+	if (n < fl->n)
+		fprintf(f, "(%zu more rows; see --top)\n", fl->n - n);
+}
+
+static int edge_cmp(const void *a, const void *b)
+{
+	const struct edge *x = *(const struct edge *const *)a, *y = *(const struct edge *const *)b;
+
+	return (x->count < y->count) - (x->count > y->count);
+}
+
+/* For each of the top functions, who called it and what it called, with
+ * the share of its cumulative time that each accounts for. */
+static void callgraph(FILE *f, const struct profile *p, const struct flat *fl, uint64_t total,
+		      const struct output_opts *oo)
+{
+	size_t top = oo->top ? oo->top : 10, i, j;
+	struct callgraph cg;
+	const struct edge **sel;
+	struct flat byfunc;
+
+	profile_flat(p, 0, SORT_CUM, false, &byfunc);
+	profile_callgraph(p, 0, &cg);
+	sel = xcalloc(cg.n + 1, sizeof(*sel));
+	fprintf(f, "\ncall graph: the %zu functions with the most cumulative time\n",
+		top < byfunc.n ? top : byfunc.n);
+	for (i = 0; i < byfunc.n && i < top; i++) {
+		const struct flat_row *r = &byfunc.rows[i];
+		double cum = r->cum ? (double)r->cum : 1;
+		size_t n;
+		int pass;
+
+		fprintf(f, "\n%s  [%s]  cum %lldms %.1f%%, self %lldms %.1f%%\n",
+			func_name(&p->funcs[r->func], oo), profile_map_name(p, p->funcs[r->func].mapping),
+			to_ms(r->cum, p->frequency), 100.0 * (double)r->cum / (double)(total ? total : 1),
+			to_ms(r->self, p->frequency), 100.0 * (double)r->self / (double)(total ? total : 1));
+		for (pass = 0; pass < 2; pass++) {
+			for (j = 0, n = 0; j < cg.n; j++)
+				if ((pass == 0 ? cg.edges[j].callee : cg.edges[j].caller) == r->func)
+					sel[n++] = &cg.edges[j];
+			qsort(sel, n, sizeof(*sel), edge_cmp);
+			fprintf(f, "    %s\n", pass == 0 ? (n ? "called from:" : "called from: (the root of its stacks)")
+						 : (n ? "calls:" : "calls: (nothing: it is a leaf)"));
+			for (j = 0; j < n; j++) {
+				const struct pfunc *other = &p->funcs[pass == 0 ? sel[j]->caller : sel[j]->callee];
+
+				fprintf(f, "    %7lldms %6.1f%%  %s\n", to_ms(sel[j]->count, p->frequency),
+					100.0 * (double)sel[j]->count / cum, func_name(other, oo));
+			}
+		}
+	}
+	free(sel);
+	callgraph_release(&cg);
+	flat_release(&byfunc);
+	(void)fl;
+}
+
+static size_t distinct_threads(const struct profile *p)
+{
+	size_t i, j, n = 0;
+
+	for (i = 0; i < p->nsamples; i++) {
+		for (j = 0; j < i && p->samples[j].tid != p->samples[i].tid; j++)
+			;
+		if (j == i)
+			n++;
+	}
+	return n;
+}
+
+int report_write(FILE *f, const struct profile *p, const struct run_info *ri,
+		 const struct output_opts *oo)
+{
+	static const struct output_opts defaults;
 	struct flat fl;
 	size_t i, threads = ri ? ri->threads_seen : p->threads_seen ? p->threads_seen : p->nthreads;
 	char lost[256];
 
-	profile_flat(p, 0, SORT_SELF, &fl);
-	fprintf(f, "total: %" PRIu64 " %s, %.2f s of CPU at %u Hz, %zu %s, pid %d (%s)\n",
+	if (!oo)
+		oo = &defaults;
+	profile_flat(p, 0, oo->sort, oo->lines, &fl);
+	if (!threads)
+		threads = distinct_threads(p);
+	fprintf(f, "total: %" PRIu64 " %s, %.2f s of CPU at %u Hz, %zu %s",
 		fl.total, plural(fl.total, "sample", "samples"),
 		(double)fl.total / p->frequency, p->frequency,
-		threads, plural(threads, "thread", "threads"), p->pid, p->comm ? p->comm : "?");
+		threads, plural(threads, "thread", "threads"));
+	/* A profile from elsewhere may not say which process it was. */
+	if (p->pid)
+		fprintf(f, ", pid %d (%s)", p->pid, p->comm ? p->comm : "?");
+	fputc('\n', f);
 	fprintf(f, "on-CPU profile over %.2f s; percentages are of all %" PRIu64 " samples\n",
 		(double)p->duration_ns / 1e9, fl.total);
-	if (fl.n)
-		fprintf(f, "%9s %7s %8s %7s  %-24s  %-14s %s\n",
-			"self", "self%", "cum", "cum%", "function", "location", "module");
-	for (i = 0; i < fl.n; i++) {
-		const struct flat_row *r = &fl.rows[i];
-		const struct pfunc *fn = &p->funcs[r->func];
-		double total = fl.total ? (double)fl.total : 1;
-		char loc[256];
+	if (!oo->per_thread) {
+		table(f, p, &fl, fl.total, oo);
+	} else {
+		/* Threads by their samples, most first. */
+		pid_t *tids = xcalloc(p->nsamples + 1, sizeof(*tids));
+		uint64_t *counts = xcalloc(p->nsamples + 1, sizeof(*counts));
+		size_t nt = 0, j;
 
-		if (fn->file && fn->line)
-			snprintf(loc, sizeof(loc), "%s:%d", base_name(fn->file), fn->line);
-		else if (fn->file)
-			snprintf(loc, sizeof(loc), "%s", base_name(fn->file));
-		else
-			snprintf(loc, sizeof(loc), "?");
-		fprintf(f, "%7lldms %6.1f%% %7lldms %6.1f%%  %-24s  %-14s [%s]\n",
-			to_ms(r->self, p->frequency), 100.0 * (double)r->self / total,
-			to_ms(r->cum, p->frequency), 100.0 * (double)r->cum / total,
-			fn->name, loc, profile_map_name(p, fn->mapping));
+		for (i = 0; i < p->nsamples; i++) {
+			for (j = 0; j < nt && tids[j] != p->samples[i].tid; j++)
+				;
+			if (j == nt)
+				tids[nt++] = p->samples[i].tid;
+			counts[j] += p->samples[i].count;
+		}
+		for (i = 1; i < nt; i++)
+			for (j = i; j > 0 && (counts[j] > counts[j - 1] ||
+					      (counts[j] == counts[j - 1] && tids[j] < tids[j - 1])); j--) {
+				pid_t t = tids[j];
+				uint64_t c = counts[j];
+
+				tids[j] = tids[j - 1];
+				counts[j] = counts[j - 1];
+				tids[j - 1] = t;
+				counts[j - 1] = c;
+			}
+		for (i = 0; i < nt; i++) {
+			const char *name = profile_thread_name(p, tids[i]);
+			struct flat tf;
+
+			fprintf(f, "\nthread %d (%s): %" PRIu64 " %s, %.1f%% of all\n", tids[i],
+				name ? name : "?", counts[i], plural(counts[i], "sample", "samples"),
+				100.0 * (double)counts[i] / (double)(fl.total ? fl.total : 1));
+			profile_flat(p, tids[i], oo->sort, oo->lines, &tf);
+			table(f, p, &tf, fl.total, oo);
+			flat_release(&tf);
+		}
+		free(tids);
+		free(counts);
 	}
+	if (oo->callgraph)
+		callgraph(f, p, &fl, fl.total, oo);
 	flat_release(&fl);
 	if (ri) {
 		report_lost_line(ri, lost, sizeof(lost));

@@ -23,7 +23,11 @@ struct run_info {
 /* The line that says what was lost in the run, into BUF. */
 void report_lost_line(const struct run_info *ri, char *buf, size_t size);
 
-/* Write the flat report of P to F.  0, or -errno if writing failed. */
-int report_write(FILE *f, const struct profile *p, const struct run_info *ri);
+struct output_opts;
+
+/* Write the report of P to F, shaped by OO.  0, or -errno if writing
+ * failed. */
+int report_write(FILE *f, const struct profile *p, const struct run_info *ri,
+		 const struct output_opts *oo);
 
 #endif

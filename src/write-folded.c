@@ -102,7 +102,7 @@ int folded_write(FILE *f, const struct profile *p, const struct run_info *ri,
 			for (l = loc->nlines; l-- > 0;) {
 				if (!first)
 					fputc(';', m);
-				put_frame(m, p->funcs[p->lines[loc->first_line + l].func].name);
+				put_frame(m, func_name(&p->funcs[p->lines[loc->first_line + l].func], oo));
 				first = false;
 			}
 		}
