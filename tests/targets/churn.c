@@ -6,15 +6,8 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#include "timeutil.h"
 
 __attribute__((noinline)) static void *short_work(void *arg)
 {
@@ -27,10 +20,10 @@ __attribute__((noinline)) static void *short_work(void *arg)
 
 int main(int argc, char **argv)
 {
-	double end = now() + (argc > 1 ? atof(argv[1]) : 1.0);
+	double end = now_s() + (argc > 1 ? strtod(argv[1], NULL) : 1.0);
 	unsigned long n = 0;
 
-	while (now() < end) {
+	while (now_s() < end) {
 		pthread_t t[4];
 
 		for (int i = 0; i < 4; i++)

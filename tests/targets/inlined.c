@@ -4,15 +4,8 @@
  *
  * usage: inlined SECONDS */
 #include <stdlib.h>
-#include <time.h>
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#include "timeutil.h"
 
 static inline __attribute__((always_inline)) unsigned long mix(unsigned long h, int n)
 {
@@ -27,16 +20,16 @@ static inline __attribute__((always_inline)) unsigned long mix(unsigned long h, 
 __attribute__((noinline)) static unsigned long outer(double seconds)
 {
 	unsigned long h = 1;
-	double end = now() + seconds;
+	double end = now_s() + seconds;
 
-	while (now() < end)
+	while (now_s() < end)
 		h = mix(h, 200000);
 	return h;
 }
 
 int main(int argc, char **argv)
 {
-	volatile unsigned long sink = outer(argc > 1 ? atof(argv[1]) : 1.0);
+	volatile unsigned long sink = outer(argc > 1 ? strtod(argv[1], NULL) : 1.0);
 
 	(void)sink;
 	return 0;

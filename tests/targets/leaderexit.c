@@ -7,24 +7,17 @@
  * usage: leaderexit SECONDS */
 #include <pthread.h>
 #include <stdlib.h>
-#include <time.h>
+
+#include "timeutil.h"
 
 static double seconds;
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 __attribute__((noinline)) static unsigned long worker_hot(void)
 {
 	volatile unsigned long x = 0;
-	double end = now() + seconds;
+	double end = now_s() + seconds;
 
-	while (now() < end)
+	while (now_s() < end)
 		for (int i = 0; i < 100000; i++)
 			x += (unsigned long)i;
 	return x;
@@ -40,7 +33,7 @@ int main(int argc, char **argv)
 {
 	pthread_t t;
 
-	seconds = argc > 1 ? atof(argv[1]) : 2.0;
+	seconds = argc > 1 ? strtod(argv[1], NULL) : 2.0;
 	if (pthread_create(&t, NULL, worker, NULL))
 		return 1;
 	pthread_exit(NULL);

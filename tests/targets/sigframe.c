@@ -7,24 +7,17 @@
  * usage: sigframe SECONDS */
 #include <signal.h>
 #include <stdlib.h>
-#include <time.h>
+
+#include "timeutil.h"
 
 static double seconds;
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 __attribute__((noinline)) static unsigned long handler_hot(void)
 {
 	volatile unsigned long x = 0;
-	double end = now() + seconds;
+	double end = now_s() + seconds;
 
-	while (now() < end)
+	while (now_s() < end)
 		for (int i = 0; i < 100000; i++)
 			x += (unsigned long)i;
 	return x;
@@ -46,7 +39,7 @@ int main(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 
-	seconds = argc > 1 ? atof(argv[1]) : 1.0;
+	seconds = argc > 1 ? strtod(argv[1], NULL) : 1.0;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGUSR1, &sa, NULL);
 	run_in_handler();
