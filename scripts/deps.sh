@@ -6,7 +6,8 @@ set -eu
 pkgs="gcc libc6-dev meson ninja-build pkg-config libdw-dev libelf-dev libunwind-dev
       libprotobuf-c-dev protobuf-c-compiler zlib1g-dev golang-github-google-pprof-dev"
 if [ "${1:-}" = "--test" ]; then
-	pkgs="$pkgs strace procps util-linux bsdutils protobuf-compiler libxml2-utils chromium"
+	pkgs="$pkgs strace procps util-linux bsdutils protobuf-compiler libxml2-utils chromium
+	      golang-1.19-go"
 fi
 
 missing=""
