@@ -236,7 +236,6 @@ static enum unwind_result ld_walk(void *state, const struct capture *c,
 {
 	struct ld_state *st = state;
 	enum unwind_result res;
-	uint64_t last;
 	int ret = -1, tries;
 
 	for (tries = 0; tries < 2; tries++) {
@@ -252,10 +251,10 @@ static enum unwind_result ld_walk(void *state, const struct capture *c,
 		ret = st->attached ? dwfl_getthread_frames(st->dwfl, c->tid, ld_frame, st) : -1;
 		if (ret == 0 || st->truncated || st->n == 0)
 			break;
-		/* Stuck at a PC in no known mapping: if a reread of the maps
-		 * finds code there (a library loaded since), once more. */
-		last = pcs[st->n - 1];
-		if (maps_find(st->maps, last) || !maps_find_refresh(st->maps, last))
+		/* Stuck at a PC dwfl has no module for: if the maps were reread
+		 * during the walk (code loaded since the last sync, such as libc
+		 * right after an exec), report the new modules and go again. */
+		if (st->synced == st->maps->refreshes)
 			break;
 	}
 	if (st->n == 0)

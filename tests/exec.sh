@@ -11,7 +11,10 @@ check "exec of itself: exit status 7 from the new image" is_status 7
 diag "before_exec $(self_pct before_exec)%, after_exec $(self_pct after_exec)%"
 check "exec of itself: before_exec sampled (>= 30%)" ge "$(self_pct before_exec)" 30
 check "exec of itself: after_exec sampled (>= 30%)" ge "$(self_pct after_exec)" 30
-check "exec of itself: nothing lost" grep -q '^no ticks missed, no samples lost' "$OUT"
+# A tick may be missed, and a sample caught by the exec itself is dropped
+# (counted as lost); what must not happen is an unwind failing in either
+# image, as with a library not yet known right after the exec.
+check "exec of itself: no unwind failed" grep -Eq '^no ticks missed|, 0 unwinds failed,' "$OUT"
 
 run_ctprof other -F 199 -- "$TARGETS/execer" 0.7 before "$TARGETS/chain"
 check "exec of another program: its status 0" is_status 0
