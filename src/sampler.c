@@ -298,6 +298,12 @@ int sampler_run(struct sampler *sp)
 			uint64_t exp = 0;
 
 			if (read(tfd, &exp, sizeof(exp)) == sizeof(exp) && exp > 0) {
+				/* While ctprof was stopped with its command (Ctrl-Z)
+				 * there was nothing to sample. */
+				if (s->resumed_after_stop) {
+					s->resumed_after_stop = false;
+					exp = 1;
+				}
 				sp->stats.ticks += exp;
 				sp->stats.missed += exp - 1;
 				tick(sp);

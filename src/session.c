@@ -98,6 +98,13 @@ int session_init(struct session *s)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
 	sigaddset(&set, SIGQUIT);
+	/* Terminal stops, and SIGCONT, which continues ctprof even blocked
+	 * and is read only to know that it was stopped (session_launch lets
+	 * the terminal stops through in launch mode). */
+	sigaddset(&set, SIGTSTP);
+	sigaddset(&set, SIGTTIN);
+	sigaddset(&set, SIGTTOU);
+	sigaddset(&set, SIGCONT);
 	err = pthread_sigmask(SIG_BLOCK, &set, &s->old_mask);
 	if (err)
 		return -err;
@@ -283,6 +290,14 @@ void session_read_signals(struct session *s)
 
 		if (sig == SIGCHLD)
 			continue;
+		/* Attached, ctprof does not obey a terminal stop: stopped, it
+		 * would hold up every signal of its target. */
+		if (sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU)
+			continue;
+		if (sig == SIGCONT) {
+			s->resumed_after_stop = true;
+			continue;
+		}
 		if (s->launched) {
 			/* Like a shell waiting for its foreground job: Ctrl-C
 			 * and Ctrl-\ at the terminal reach the command from the
@@ -560,6 +575,20 @@ int session_launch(struct session *s, char **argv, int *status)
 	close(errp[1]);
 	s->pid = pid;
 	s->launched = true;
+	/* Ctrl-Z stops the job: ctprof with its command, as a shell's job.
+	 * The command's own SIGTSTP waits in its signal-delivery stop while
+	 * ctprof is stopped; after 'fg' ctprof passes it on, and the kernel
+	 * drops a stop signal that a SIGCONT has overtaken (it clears
+	 * JOBCTL_STOP_DEQUEUED), so the command runs on. */
+	{
+		sigset_t stops;
+
+		sigemptyset(&stops);
+		sigaddset(&stops, SIGTSTP);
+		sigaddset(&stops, SIGTTIN);
+		sigaddset(&stops, SIGTTOU);
+		pthread_sigmask(SIG_UNBLOCK, &stops, NULL);
+	}
 	if (ptrace(PTRACE_SEIZE, pid, 0, (void *)SEIZE_OPTIONS) < 0) {
 		error_msg("cannot trace '%s': %s", argv[0], strerror(errno));
 		c = 'x';

@@ -53,6 +53,8 @@ struct session {
 	int exit_status;        /* its wait status */
 	int stop_signal;        /* SIGINT/SIGTERM/SIGHUP/SIGQUIT asked us to stop */
 	unsigned long lost;     /* interrupted threads that could not be sampled */
+	bool resumed_after_stop; /* SIGCONT: ctprof had been stopped; the ticks
+	                         * of that time are not missed ones */
 	unsigned long signals_forwarded;
 };
 
