@@ -162,6 +162,7 @@ int main(int argc, char **argv)
 		sampler_run(&sp);
 	if (!s.exited)
 		session_detach(&s);
+	ri.fds_after = count_open_fds();
 	if (ret < 0) {
 		if (s.launched && !s.exited)
 			session_wait_child(&s);

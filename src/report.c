@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,13 @@ static void verbose_lines(FILE *f, const struct run_info *ri)
 	fprintf(f, "profiler: unwind (%s): mean %.1f us per sample, mean %.1f frames; %" PRIu64 " complete, %" PRIu64 " truncated, %" PRIu64 " failed\n",
 		ri->unwinder, (double)st->unwind_ns / 1e3 / (double)ns, (double)st->frames / (double)ns,
 		st->unwind_complete, st->unwind_truncated, st->unwind_failed);
+	{
+		struct rusage ru;
+
+		getrusage(RUSAGE_SELF, &ru);
+		fprintf(f, "profiler: fds open: %d before sampling, %d after detaching; RSS %ld KiB when sampling ended, peak %ld KiB\n",
+			st->fds_before, ri->fds_after, st->rss_kib, ru.ru_maxrss);
+	}
 	fprintf(f, "profiler: priority: %s; maps read %lu times, %zu modules\n",
 		st->realtime ? "SCHED_FIFO" : "normal (no real-time priority: samples may come late on a busy machine)",
 		ri->maps->refreshes, ri->maps->nmodules - 1);

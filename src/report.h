@@ -18,6 +18,7 @@ struct run_info {
 	const struct maps *maps;
 	const char *unwinder;
 	int verbose;
+	int fds_after;                  /* ctprof's open fds after detaching */
 };
 
 /* The line that says what was lost in the run, into BUF. */

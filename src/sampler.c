@@ -254,6 +254,7 @@ int sampler_run(struct sampler *sp)
 	if (sp->duration > 0)
 		end = start + (uint64_t)(sp->duration * 1e9);
 	cpu0 = cpu_time_ns();
+	sp->stats.fds_before = count_open_fds();
 	{
 		struct timespec rt;
 
@@ -310,8 +311,15 @@ int sampler_run(struct sampler *sp)
 			}
 		}
 	}
+	/* Stops that came in the last tick, then the unwinder is done: its
+	 * caches and file descriptors go now, not at exit. */
+	if (sp->ncaps && !s->exec_seen)
+		unwind_captures(sp);
+	sp->unwinder->fini(sp->unwind_state);
+	sp->unwind_state = NULL;
 	sp->stats.wall_ns = now_ns() - start;
 	sp->stats.cpu_ns = cpu_time_ns() - cpu0;
+	sp->stats.rss_kib = resident_kib();
 	lower_priority();
 	close(tfd);
 	return 0;

@@ -28,6 +28,8 @@ struct sampler_stats {
 	uint64_t wall_ns;               /* from start to end of sampling */
 	int64_t start_realtime_ns;      /* when sampling started, since the epoch */
 	uint64_t cpu_ns;                /* ctprof's own CPU time while sampling */
+	int fds_before;                 /* ctprof's open fds when sampling began */
+	long rss_kib;                   /* ctprof's resident memory when it ended */
 	bool realtime;                  /* ran with SCHED_FIFO */
 };
 

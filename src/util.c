@@ -1,6 +1,7 @@
 /* util.c - see util.h. */
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -155,4 +156,31 @@ uint64_t fnv1a(uint64_t h, const void *data, size_t n)
 		h *= 0x100000001b3ULL;
 	}
 	return h;
+}
+
+int count_open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			n++;
+	closedir(d);
+	/* Less the one opendir used. */
+	return n - 1;
+}
+
+long resident_kib(void)
+{
+	char *buf = read_file("/proc/self/statm", NULL);
+	long size = 0, resident = 0;
+
+	if (buf && sscanf(buf, "%ld %ld", &size, &resident) == 2)
+		resident *= sysconf(_SC_PAGESIZE) / 1024;
+	free(buf);
+	return resident;
 }

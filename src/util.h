@@ -32,6 +32,12 @@ char *xstrdup(const char *s);
 void grow_array(void **p, size_t *cap, size_t need, size_t elem);
 #define GROW(arr, cap, need) grow_array((void **)&(arr), &(cap), (need), sizeof(*(arr)))
 
+/* This process's resident memory now, in KiB (0 if unknown). */
+long resident_kib(void);
+
+/* How many file descriptors this process has open. */
+int count_open_fds(void);
+
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t now_ns(void);
 

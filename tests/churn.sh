@@ -6,8 +6,8 @@
 . "$(dirname "$0")/lib.sh"
 skip_unless_ptrace
 
-plan 5
-run_ctprof churn -F 999 -o "$TMP/churn.folded" -o "$TMP/churn.txt" -- "$TARGETS/churn" 1.5
+plan 8
+run_ctprof churn -F 999 -v -o "$TMP/churn.folded" -o "$TMP/churn.txt" -- "$TARGETS/churn" 1.5
 check "ctprof exits with the target's status 0" is_status 0
 check "the target made its threads" grep -q '^churn: [0-9]* threads' "$OUT"
 OUT=$TMP/churn.txt
@@ -17,4 +17,20 @@ check "no frame is an address in data ([anon]+...)" bash -c "! grep -q '\\[anon\
 deepest=$(awk -F';' '{ if (NF > m) m = NF } END { print m + 0 }' "$TMP/churn.folded")
 diag "deepest chain: $deepest frames"
 check "no chain deeper than 20 frames (the real ones are under 10)" le "$deepest" 20
+
+# Leaks: ctprof's fds after detaching are no more than before sampling;
+# its memory when sampling ends grows with distinct stacks, not with time:
+# a run three times as long (three times the threads) is within 25%.
+# (The peak comes later, from symbolization.)
+fds=$(sed -n 's/^profiler: fds open: \([0-9]*\) before sampling, \([0-9]*\) after detaching.*/\1 \2/p' "$TMP/churn.txt")
+diag "fds before/after: $fds"
+check "no fd leaked over $(grep -o '^churn: [0-9]* threads' "$OUT" | cut -d' ' -f2) threads" \
+	eval '[ -n "$fds" ] && [ ${fds#* } -le ${fds% *} ]'
+rss1=$(sed -n 's/.*RSS \([0-9]*\) KiB when sampling ended.*/\1/p' "$TMP/churn.txt")
+run_ctprof churn-long -F 999 -v -o "$TMP/long.txt" -o /dev/null -- "$TARGETS/churn" 4.5
+rss3=$(sed -n 's/.*RSS \([0-9]*\) KiB when sampling ended.*/\1/p' "$TMP/long.txt")
+diag "RSS when sampling ended: $rss1 KiB for 1.5 s, $rss3 KiB for 4.5 s"
+check "the longer run exits 0" is_status 0
+check "RSS of a 3x longer run within 25% ($rss1 -> $rss3 KiB)" \
+	eval '[ -n "$rss1" ] && [ -n "$rss3" ] && [ "$rss3" -le $((rss1 * 5 / 4)) ]'
 finish
