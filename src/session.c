@@ -141,6 +141,34 @@ static void drop_sample(struct session *s, struct thread *t)
 	}
 }
 
+/* Not in the uapi headers: the kernel's "restart unless a handler runs". */
+#define ERESTARTNOHAND 514
+
+/* At an interrupt stop of ours (PTRACE_EVENT_STOP with SIGTRAP), T may be
+ * on its way out of a system call that the stop itself broke with EINTR:
+ * epoll_wait, sigtimedwait, semtimedop and a few others are not restarted
+ * by the kernel after a ptrace stop.  Rewriting the result to
+ * -ERESTARTNOHAND hands the choice back to the kernel, which, after we
+ * resume T, turns it into EINTR if a signal handler runs (so a real signal
+ * still interrupts the call, as the program expects), and otherwise
+ * restarts the call as if the stop had not happened.  REGS are T's
+ * registers if already read, or NULL. */
+static void undo_eintr(pid_t tid, const struct user_regs_struct *regs)
+{
+	struct user_regs_struct r;
+
+	if (!regs) {
+		if (ptrace(PTRACE_GETREGS, tid, 0, &r) < 0)
+			return;
+		regs = &r;
+	}
+	if ((long long)regs->orig_rax < 0 || (long long)regs->rax != -EINTR)
+		return;
+	r = *regs;
+	r.rax = (unsigned long long)-ERESTARTNOHAND;
+	ptrace(PTRACE_SETREGS, tid, 0, &r);
+}
+
 static void finish_sample(struct capture *c, struct thread *t)
 {
 	if (c)
@@ -173,6 +201,8 @@ static void detach_stopped(struct session *s, pid_t tid, int status)
 
 	if ((status >> 16) == 0)
 		sig = WSTOPSIG(status);
+	else if ((status >> 16) == PTRACE_EVENT_STOP && WSTOPSIG(status) == SIGTRAP)
+		undo_eintr(tid, NULL);
 	if (ptrace(PTRACE_DETACH, tid, 0, (void *)(long)sig) < 0 && errno != ESRCH)
 		verbose_msg("PTRACE_DETACH %d: %s", tid, strerror(errno));
 	t = thread_find(s, tid);
@@ -233,6 +263,7 @@ static void handle_status(struct session *s, pid_t tid, int status)
 			break;
 		}
 		c = take_sample(s, t);
+		undo_eintr(tid, c ? &c->regs : NULL);
 		resume(s, t, 0);
 		finish_sample(c, t);
 		break;
