@@ -53,5 +53,7 @@ int svg_profile_write(FILE *f, const struct profile *p, const struct run_info *r
  * profile_init).  On failure, print one line saying what is wrong with the
  * file and return -1. */
 int pprof_read(const char *path, struct profile *p);
+/* The same, from LEN bytes at BUF; NAME is the file named in messages. */
+int pprof_read_mem(const uint8_t *buf, size_t len, const char *name, struct profile *p);
 
 #endif

@@ -212,7 +212,8 @@ int pprof_write(FILE *f, const struct profile *p, const struct run_info *ri,
 		s->n_location_id = ps->nlocs;
 		s->location_id = &ids[ps->first_loc];
 		values[2 * i] = (int64_t)ps->count;
-		values[2 * i + 1] = (int64_t)ps->count * period;
+		if (__builtin_mul_overflow((int64_t)ps->count, period, &values[2 * i + 1]))
+			values[2 * i + 1] = INT64_MAX;
 		s->n_value = 2;
 		s->value = &values[2 * i];
 		labels[2 * i] = (Perftools__Profiles__Label)PERFTOOLS__PROFILES__LABEL__INIT;
@@ -423,9 +424,24 @@ static int by_id_loc(const void *a, const void *b)
 
 int pprof_read(const char *path, struct profile *p)
 {
+	size_t rawlen = 0;
+	uint8_t *raw = read_all(path, &rawlen);
+	int ret;
+
+	if (!raw) {
+		error_msg("cannot read '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	ret = pprof_read_mem(raw, rawlen, path, p);
+	free(raw);
+	return ret;
+}
+
+int pprof_read_mem(const uint8_t *raw, size_t rawlen, const char *path, struct profile *p)
+{
 	Perftools__Profiles__Profile *pr = NULL;
-	uint8_t *raw, *data;
-	size_t rawlen = 0, len = 0, i;
+	uint8_t *data;
+	size_t len = 0, i;
 	const char *bad = NULL;
 	long count_idx = -1, cpu_idx = -1;
 	uint32_t *loc_of;               /* location index -> profile loc index */
@@ -433,29 +449,21 @@ int pprof_read(const char *path, struct profile *p)
 	uint32_t *func_map;             /* function index -> mapping, from its first location */
 	int64_t period = 0;
 
-	raw = read_all(path, &rawlen);
-	if (!raw) {
-		error_msg("cannot read '%s': %s", path, strerror(errno));
-		return -1;
-	}
 	if (!rawlen) {
-		free(raw);
 		error_msg("cannot read '%s': the file is empty", path);
 		return -1;
 	}
 	if (rawlen >= 2 && raw[0] == 0x1f && raw[1] == 0x8b) {
 		data = gunzip(raw, rawlen, &len, &bad);
-		free(raw);
 		if (!data) {
 			error_msg("cannot read '%s': %s", path, bad);
 			return -1;
 		}
+		pr = perftools__profiles__profile__unpack(NULL, len, data);
+		free(data);
 	} else {
-		data = raw;
-		len = rawlen;
+		pr = perftools__profiles__profile__unpack(NULL, rawlen, raw);
 	}
-	pr = perftools__profiles__profile__unpack(NULL, len, data);
-	free(data);
 	if (!pr) {
 		error_msg("cannot read '%s': not a pprof profile (neither gzip nor a valid profile.proto message)",
 			  path);
@@ -496,9 +504,13 @@ int pprof_read(const char *path, struct profile *p)
 		goto invalid;
 	}
 
-	qsort(pr->mapping, pr->n_mapping, sizeof(*pr->mapping), by_id_map);
-	qsort(pr->function, pr->n_function, sizeof(*pr->function), by_id_func);
-	qsort(pr->location, pr->n_location, sizeof(*pr->location), by_id_loc);
+	/* A profile may have none of these: their arrays are NULL then. */
+	if (pr->n_mapping)
+		qsort(pr->mapping, pr->n_mapping, sizeof(*pr->mapping), by_id_map);
+	if (pr->n_function)
+		qsort(pr->function, pr->n_function, sizeof(*pr->function), by_id_func);
+	if (pr->n_location)
+		qsort(pr->location, pr->n_location, sizeof(*pr->location), by_id_loc);
 	CHECK_IDS(pr->mapping, pr->n_mapping, "mapping");
 	CHECK_IDS(pr->function, pr->n_function, "function");
 	CHECK_IDS(pr->location, pr->n_location, "location");
@@ -623,8 +635,10 @@ int pprof_read(const char *path, struct profile *p)
 			goto invalid_free;
 		}
 		v = count_idx >= 0 ? s->value[count_idx] : s->value[cpu_idx] / period;
-		if (v < 0) {
-			bad = "a sample has a negative count";
+		/* 2^40 samples is 350 years at 99 Hz: anything more is garbage,
+		 * and sums of it would overflow. */
+		if (v < 0 || v > (1LL << 40)) {
+			bad = "a sample's count is out of range";
 			goto invalid_free;
 		}
 		GROW(p->samples, p->samples_cap, p->nsamples + 1);

@@ -73,10 +73,8 @@ int proc_open_task_stat(pid_t pid, pid_t tid)
 
 char proc_state(int fd, int *cpu)
 {
-	char buf[512], state;
+	char buf[512];
 	ssize_t n;
-	char *p;
-	int field;
 
 	if (fd < 0)
 		return 0;
@@ -85,6 +83,15 @@ char proc_state(int fd, int *cpu)
 		return 0;
 	buf[n] = '\0';
 	/* The comm is at most 16 bytes, so the last ')' is in the first 512. */
+	return proc_state_parse(buf, cpu);
+}
+
+char proc_state_parse(const char *buf, int *cpu)
+{
+	const char *p;
+	char state;
+	int field;
+
 	p = strrchr(buf, ')');
 	if (!p || p[1] != ' ' || !p[2])
 		return 0;

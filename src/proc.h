@@ -28,6 +28,8 @@ int proc_open_task_stat(pid_t pid, pid_t tid);
  * allocation), or 0 if the thread is gone.  If CPU is not NULL, it gets the
  * CPU the thread last ran on (-1 if unknown). */
 char proc_state(int stat_fd, int *cpu);
+/* The parsing half of proc_state(), on the NUL-terminated text BUF. */
+char proc_state_parse(const char *buf, int *cpu);
 
 /* Read an integer field ("TracerPid", "Uid", ...) of /proc/PID/status.
  * For "Uid"/"Gid" the first (real) id is returned.  0 or -errno. */

@@ -136,6 +136,14 @@ sed 's/function { id: 2 /function { id: 1 /' "$DATA/frozen.txtpb" | encode >"$TM
 bad_input "duplicate function ids" "$TMP/dupid.pb" "not unique"
 sed 's/ value: 50 value: 505050500 / value: 50 /' "$DATA/frozen.txtpb" | encode >"$TMP/badvals.pb"
 bad_input "values do not match sample types" "$TMP/badvals.pb" "do not match"
+# Found by scripts/fuzz.sh: a profile without mappings sorted a NULL
+# array (undefined behaviour, fatal under the sanitizer build).
+run_report fuzz-no-mappings "$DATA/fuzz-no-mappings.pb"
+check "fuzz case: a profile without mappings is handled (exit 0 or 1, no crash)" \
+	eval '[ "$RC" = 0 ] || [ "$RC" = 1 ]'
+run_report fuzz-huge-count "$DATA/fuzz-huge-count.pb"
+check "fuzz case: a sample count that overflows is refused or written safely" \
+	eval '[ "$RC" = 0 ] || [ "$RC" = 1 ]'
 run_report missing "$TMP/no-such-file.pb.gz"
 check "missing file: exit 1, says so" eval 'is_status 1 && err_says "No such file"'
 finish
