@@ -193,6 +193,7 @@ int main(int argc, char **argv)
 	ri.maps = &sp.maps;
 	ri.unwinder = o.unwinder;
 	ri.verbose = o.verbose;
+	ri.distinct_stacks = sp.stacks.n;
 	ret = emit(&o, outs, &prof, &ri);
 	profile_release(&prof);
 	sampler_release(&sp);

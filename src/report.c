@@ -48,8 +48,8 @@ static void verbose_lines(FILE *f, const struct run_info *ri)
 	const struct sampler_stats *st = ri->stats;
 	uint64_t ns = st->samples ? st->samples : 1;
 
-	fprintf(f, "profiler: %" PRIu64 " ticks, %" PRIu64 " samples, %zu threads seen, %" PRIu64 " ticks missed\n",
-		st->ticks, st->samples, ri->threads_seen, st->missed);
+	fprintf(f, "profiler: %" PRIu64 " ticks, %" PRIu64 " samples, %zu distinct stacks, %zu threads seen, %" PRIu64 " ticks missed\n",
+		st->ticks, st->samples, ri->distinct_stacks, ri->threads_seen, st->missed);
 	fprintf(f, "profiler: target stopped per sample: median %.1f us, mean %.1f us, p99 %.1f us\n",
 		sampler_stall_percentile(st, 50), (double)st->stall_ns / 1e3 / (double)ns,
 		sampler_stall_percentile(st, 99));

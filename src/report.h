@@ -19,6 +19,7 @@ struct run_info {
 	const char *unwinder;
 	int verbose;
 	int fds_after;                  /* ctprof's open fds after detaching */
+	size_t distinct_stacks;
 };
 
 /* The line that says what was lost in the run, into BUF. */
