@@ -13,6 +13,7 @@ meson test -C build --print-errorlogs
 
 [ -d build-asan ] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false >/dev/null
 ninja -C build-asan
+CTPROF_SANITIZED=1 \
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	meson test -C build-asan --print-errorlogs

@@ -26,6 +26,12 @@ fds=$(sed -n 's/^profiler: fds open: \([0-9]*\) before sampling, \([0-9]*\) afte
 diag "fds before/after: $fds"
 check "no fd leaked over $(grep -o '^churn: [0-9]* threads' "$OUT" | cut -d' ' -f2) threads" \
 	eval '[ -n "$fds" ] && [ ${fds#* } -le ${fds% *} ]'
+if [ -n "${CTPROF_SANITIZED:-}" ]; then
+	skip "the longer run exits 0" "memory is not measured in the sanitizer build"
+	skip "RSS of a 3x longer run within 25%" \
+		"AddressSanitizer's quarantine holds freed memory; LeakSanitizer checks leaks there"
+	finish
+fi
 rss1=$(sed -n 's/.*RSS \([0-9]*\) KiB when sampling ended.*/\1/p' "$TMP/churn.txt")
 run_ctprof churn-long -F 999 -v -o "$TMP/long.txt" -o /dev/null -- "$TARGETS/churn" 4.5
 rss3=$(sed -n 's/.*RSS \([0-9]*\) KiB when sampling ended.*/\1/p' "$TMP/long.txt")
