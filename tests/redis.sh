@@ -1,0 +1,46 @@
+#!/bin/bash
+# A real server from Debian: redis-server on loopback, driven by its own
+# benchmark client (a bounded number of requests), while ctprof profiles
+# it at 999 Hz.  A preloaded library (targets/eintrcount.c) counts the
+# EINTRs its epoll_wait returns to redis: there must be none, and no
+# request may fail.  (A syscall tracer would count the EINTRs that ctprof
+# hands back to the kernel to restart, which redis never sees.)
+. "$(dirname "$0")/lib.sh"
+skip_unless_ptrace attach
+for c in redis-server redis-benchmark redis-cli; do
+	command -v "$c" >/dev/null || skip_all "$c is not installed"
+done
+# Debian's redis-server is a link to redis-check-rdb: the module's name.
+module=$(basename "$(readlink -f "$(command -v redis-server)")")
+
+plan 7
+port=$((20000 + RANDOM % 20000))
+LD_PRELOAD=$TARGETS/libeintrcount.so EINTR_COUNT_FILE=$TMP/eintr \
+	redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no \
+	--daemonize no >"$TMP/redis.log" 2>&1 &
+rpid=$!
+bg_started "$rpid"
+WAIT_SECS=10 wait_for redis-cli -p "$port" ping >/dev/null 2>&1 ||
+	{ echo "Bail out! redis-server did not start"; exit 1; }
+
+check "the EINTR counter is loaded in redis" test "$(cat "$TMP/eintr" 2>/dev/null)" = 0
+"$CTPROF" -F 999 -d 4 -p "$rpid" -o "$TMP/redis.txt" 2>"$TMP/ctprof.err" &
+cpid=$!
+bg_started "$cpid"
+sleep 0.3
+redis-benchmark -p "$port" -q -n 40000 -c 4 -t set,get >"$TMP/bench.out" 2>&1
+brc=$?
+wait_child "$cpid" 20
+crc=$RC
+tr '\r' '\n' <"$TMP/bench.out" | grep 'requests per second' | tail -2 >"$TMP/bench.txt"
+diag "$(cat "$TMP/bench.txt")"
+diag "EINTRs seen by redis: $(cat "$TMP/eintr")"
+check "redis-benchmark completed (exit 0)" test "$brc" = 0
+check "SET and GET both ran" test "$(grep -c 'requests per second' "$TMP/bench.txt")" = 2
+check "ctprof exits 0 with a report" eval '[ "$crc" = 0 ] && has_report "$TMP/redis.txt"'
+OUT=$TMP/redis.txt
+check "redis's own code is in the profile ([$module])" grep -q "\\[$module\\]" "$OUT"
+check "redis's epoll_wait returned no EINTR" test "$(cat "$TMP/eintr")" = 0
+check "redis is left untraced and answering" \
+	eval 'untraced "$rpid" && redis-cli -p "$port" ping | grep -q PONG'
+finish
