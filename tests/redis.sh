@@ -33,7 +33,7 @@ brc=$?
 wait_child "$cpid" 20
 crc=$RC
 tr '\r' '\n' <"$TMP/bench.out" | grep 'requests per second' | tail -2 >"$TMP/bench.txt"
-diag "$(cat "$TMP/bench.txt")"
+diag_file "$TMP/bench.txt"
 diag "EINTRs seen by redis: $(cat "$TMP/eintr")"
 check "redis-benchmark completed (exit 0)" test "$brc" = 0
 check "SET and GET both ran" test "$(grep -c 'requests per second' "$TMP/bench.txt")" = 2
