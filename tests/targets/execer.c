@@ -10,28 +10,14 @@
 
 #include "timeutil.h"
 
-/* Two different loops: identical bodies would be folded into one
- * function by the compiler (-fipa-icf). */
 __attribute__((noinline)) static unsigned long before_exec(double seconds)
 {
-	volatile unsigned long x = 0;
-	double end = now_s() + seconds;
-
-	while (now_s() < end)
-		for (int i = 0; i < 100000; i++)
-			x += (unsigned long)i;
-	return x;
+	return SPIN_FOR(seconds, 3);
 }
 
 __attribute__((noinline)) static unsigned long after_exec(double seconds)
 {
-	volatile unsigned long x = 1;
-	double end = now_s() + seconds;
-
-	while (now_s() < end)
-		for (int i = 0; i < 100000; i++)
-			x ^= (unsigned long)i * 3;
-	return x;
+	return SPIN_FOR(seconds, 5);
 }
 
 int main(int argc, char **argv)

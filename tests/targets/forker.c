@@ -14,24 +14,12 @@
 
 __attribute__((noinline)) static unsigned long parent_work(double s)
 {
-	volatile unsigned long x = 0;
-	double end = now_s() + s;
-
-	while (now_s() < end)
-		for (int i = 0; i < 100000; i++)
-			x += (unsigned long)i;
-	return x;
+	return SPIN_FOR(s, 7);
 }
 
 __attribute__((noinline)) static unsigned long child_work(double s)
 {
-	volatile unsigned long x = 1;
-	double end = now_s() + s;
-
-	while (now_s() < end)
-		for (int i = 0; i < 100000; i++)
-			x ^= (unsigned long)i * 5;
-	return x;
+	return SPIN_FOR(s, 11);
 }
 
 static long tracer_pid(void)

@@ -14,13 +14,7 @@ static double seconds;
 
 __attribute__((noinline)) static unsigned long handler_hot(void)
 {
-	volatile unsigned long x = 0;
-	double end = now_s() + seconds;
-
-	while (now_s() < end)
-		for (int i = 0; i < 100000; i++)
-			x += (unsigned long)i;
-	return x;
+	return SPIN_FOR(seconds, 17);
 }
 
 __attribute__((noinline)) static void on_signal(int sig)

@@ -29,4 +29,18 @@ static inline double arg_s(int argc, char **argv, int i, double def)
 	return argc > i ? strtod(argv[i], NULL) : def;
 }
 
+/* Burn CPU for SECS seconds in the calling function, and evaluate to a
+ * value to return.  A macro, not an inline function: DWARF would make an
+ * inlined helper a function of its own in the profile, and the time must
+ * be the caller's self time.  Callers pass different SALTs so that the
+ * compiler cannot fold two of them into one (-fipa-icf). */
+#define SPIN_FOR(secs, salt) ({                                      \
+	volatile unsigned long spin_x_ = (salt);                     \
+	double spin_end_ = now_s() + (secs);                         \
+	while (now_s() < spin_end_)                                  \
+		for (int spin_i_ = 0; spin_i_ < 100000; spin_i_++)  \
+			spin_x_ += (unsigned long)spin_i_ * (salt);  \
+	spin_x_;                                                     \
+})
+
 #endif
