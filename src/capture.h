@@ -8,7 +8,10 @@
 #include <sys/types.h>
 #include <sys/user.h>
 
+struct target;
+
 struct capture {
+	struct target *target;          /* the sampler's process it is of */
 	pid_t tid;
 	struct user_regs_struct regs;
 	uint64_t sp;                    /* regs.rsp: address of stack[0] */

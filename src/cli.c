@@ -25,6 +25,8 @@ static void usage(FILE *f)
 "  -p, --pid=PID            attach to the running process PID and all its threads\n"
 "  -d, --duration=SECONDS   stop after SECONDS (fractions allowed; default: until\n"
 "                           the target exits, or Ctrl-C when attached)\n"
+"  -f, --follow-forks       profile the processes the target forks from now on,\n"
+"                           and theirs; the report has a table per process\n"
 "Sampling:\n"
 "  -F, --frequency=HZ       samples per second, %d to %d (default %d)\n"
 "      --stack-size=BYTES   stack bytes copied per sample, 1k to 1m (default 64k)\n"
@@ -115,6 +117,7 @@ enum { OPT_STACK_SIZE = 256, OPT_MAX_FRAMES, OPT_DEBUGINFOD, OPT_VERSION, OPT_UN
 static const struct option long_opts[] = {
 	{ "pid",        required_argument, NULL, 'p' },
 	{ "duration",   required_argument, NULL, 'd' },
+	{ "follow-forks", no_argument,     NULL, 'f' },
 	{ "frequency",  required_argument, NULL, 'F' },
 	{ "output",     required_argument, NULL, 'o' },
 	{ "verbose",    no_argument,       NULL, 'v' },
@@ -161,7 +164,7 @@ int cli_parse(int argc, char **argv, struct options *o, int *exit_code)
 	o->unwinder = unwinder_default->name;
 
 	/* '+': stop at the first non-option, which starts the command. */
-	while ((c = getopt_long(argc, argv, "+p:d:F:o:vh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:d:fF:o:vh", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (parse_long(optarg, 1, INT_MAX, &v) < 0) {
@@ -185,6 +188,9 @@ int cli_parse(int argc, char **argv, struct options *o, int *exit_code)
 			o->duration = d;
 			break;
 		}
+		case 'f':
+			o->follow_forks = true;
+			break;
 		case 'F':
 			if (parse_long(optarg, CTPROF_FREQ_MIN, CTPROF_FREQ_MAX, &v) < 0) {
 				error_msg("invalid frequency '%s': expected a whole number of Hz from %d to %d",
@@ -291,7 +297,7 @@ int cli_parse(int argc, char **argv, struct options *o, int *exit_code)
 	}
 
 	if (o->report) {
-		if (o->pid || o->duration || optind != argc - 1) {
+		if (o->pid || o->duration || o->follow_forks || optind != argc - 1) {
 			error_msg(optind >= argc ? "report: give the profile file to read, e.g. ctprof report out.pb.gz"
 				  : "report: give one profile file and output options only; see 'ctprof --help'");
 			return usage_error(exit_code);

@@ -22,6 +22,7 @@ struct options {
 	pid_t pid;              /* -p, 0 when launching a command */
 	char **argv;            /* the command (NULL-terminated), NULL in attach mode */
 	double duration;        /* -d seconds, 0 = until the target ends or Ctrl-C */
+	bool follow_forks;      /* -f: profile the processes it forks too */
 	unsigned frequency;     /* -F Hz */
 	const char *outputs[8]; /* -o FILE..., none: stdout */
 	unsigned noutputs;

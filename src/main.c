@@ -137,7 +137,7 @@ int main(int argc, char **argv)
 	/* Open the output before touching the target. */
 	if (open_outputs(&o, outs) < 0)
 		return 1;
-	ret = session_init(&s);
+	ret = session_init(&s, o.follow_forks);
 	if (ret < 0) {
 		error_msg("cannot set up signal handling: %s", strerror(-ret));
 		return fail;
@@ -160,7 +160,7 @@ int main(int argc, char **argv)
 		error_msg("cannot start sampling pid %d: %s", s.pid, strerror(-ret));
 	else
 		sampler_run(&sp);
-	if (!s.exited)
+	if (s.nthreads)
 		session_detach(&s);
 	ri.fds_after = count_open_fds();
 	if (ret < 0) {
@@ -172,14 +172,16 @@ int main(int argc, char **argv)
 	/* The target runs freely from here on. */
 	if (!o.debuginfod)
 		unsetenv("DEBUGINFOD_URLS");
-	sz = symbolizer_new(&sp.maps);
+	sz = symbolizer_new(sp.maps);
 	profile_init(&prof);
 	prof.pid = s.pid;
 	prof.comm = strpool_intern(&prof.strings, s.comm);
 	prof.frequency = o.frequency;
 	prof.time_ns = sp.stats.start_realtime_ns;
 	prof.duration_ns = (int64_t)sp.stats.wall_ns;
-	profile_from_stacks(&prof, &sp.stacks, sz, &sp.maps);
+	profile_from_stacks(&prof, &sp.stacks, sz, sp.maps);
+	for (size_t i = 0; i < s.nprocs; i++)
+		profile_set_process(&prof, s.procs[i]->pid, s.procs[i]->comm);
 	for (size_t i = 0; i < sp.nnames; i++)
 		profile_set_thread(&prof, sp.names[i].tid, sp.names[i].name);
 	symbolizer_free(sz);
@@ -190,7 +192,7 @@ int main(int argc, char **argv)
 	ri.threads_seen = s.threads_seen;
 	ri.lost = s.lost;
 	ri.stats = &sp.stats;
-	ri.maps = &sp.maps;
+	ri.maps = sp.maps;
 	ri.unwinder = o.unwinder;
 	ri.verbose = o.verbose;
 	ri.distinct_stacks = sp.stacks.n;

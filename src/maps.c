@@ -212,19 +212,21 @@ static uint32_t module_intern(struct maps *m, const char *path, unsigned long in
 	const char *slash;
 	size_t i;
 
-	for (i = 1; i < m->nmodules; i++)
-		if (m->modules[i]->ino == ino && !strcmp(m->modules[i]->path, path))
+	struct modtab *mt = m->mt;
+
+	for (i = 1; i < mt->nmodules; i++)
+		if (mt->modules[i]->ino == ino && !strcmp(mt->modules[i]->path, path))
 			return (uint32_t)i;
-	BUG_ON(m->nmodules >= 0xffff);
-	GROW(m->modules, m->modcap, m->nmodules + 1);
+	BUG_ON(mt->nmodules >= 0xffff);
+	GROW(mt->modules, mt->modcap, mt->nmodules + 1);
 	mod = xcalloc(1, sizeof(*mod));
 	mod->path = xstrdup(path);
 	slash = strrchr(mod->path, '/');
 	mod->name = slash ? slash + 1 : mod->path;
 	mod->ino = ino;
 	mod->fd = -1;
-	m->modules[m->nmodules] = mod;
-	return (uint32_t)m->nmodules++;
+	mt->modules[mt->nmodules] = mod;
+	return (uint32_t)mt->nmodules++;
 }
 
 /* Load bias of a mapping of MOD that starts at START with file offset PGOFF:
@@ -331,7 +333,7 @@ int maps_refresh(struct maps *m)
 			mp->module = module_intern(m, name, (unsigned long)ino);
 		}
 		if (mp->module) {
-			struct module *mod = m->modules[mp->module];
+			struct module *mod = m->mt->modules[mp->module];
 
 			if (mp->exec)
 				mod->exec = true;
@@ -378,18 +380,32 @@ int maps_refresh(struct maps *m)
 	return 0;
 }
 
-int maps_init(struct maps *m, pid_t pid)
+int maps_init_shared(struct maps *m, pid_t pid, struct maps *share)
 {
+	struct modtab *mt;
+
 	memset(m, 0, sizeof(*m));
 	m->pid = pid;
 	m->mm_tid = pid;
-	GROW(m->modules, m->modcap, 1);
-	m->modules[0] = xcalloc(1, sizeof(struct module));
-	m->modules[0]->path = xstrdup("[anon]");
-	m->modules[0]->name = m->modules[0]->path;
-	m->modules[0]->fd = -1;
-	m->nmodules = 1;
+	if (share) {
+		m->mt = share->mt;
+		m->mt->refs++;
+		return maps_refresh(m);
+	}
+	m->mt = mt = xcalloc(1, sizeof(*mt));
+	mt->refs = 1;
+	GROW(mt->modules, mt->modcap, 1);
+	mt->modules[0] = xcalloc(1, sizeof(struct module));
+	mt->modules[0]->path = xstrdup("[anon]");
+	mt->modules[0]->name = mt->modules[0]->path;
+	mt->modules[0]->fd = -1;
+	mt->nmodules = 1;
 	return maps_refresh(m);
+}
+
+int maps_init(struct maps *m, pid_t pid)
+{
+	return maps_init_shared(m, pid, NULL);
 }
 
 int maps_exec(struct maps *m)
@@ -401,10 +417,11 @@ int maps_exec(struct maps *m)
 
 void maps_release(struct maps *m)
 {
+	struct modtab *mt = m->mt;
 	size_t i;
 
-	for (i = 0; i < m->nmodules; i++) {
-		struct module *mod = m->modules[i];
+	for (i = 0; mt && mt->refs == 1 && i < mt->nmodules; i++) {
+		struct module *mod = mt->modules[i];
 
 		if (mod->image)
 			munmap((void *)mod->image, mod->image_size);
@@ -413,7 +430,10 @@ void maps_release(struct maps *m)
 		free(mod->path);
 		free(mod);
 	}
-	free(m->modules);
+	if (mt && --mt->refs == 0) {
+		free(mt->modules);
+		free(mt);
+	}
 	free(m->map);
 	free(m->retired);
 	memset(m, 0, sizeof(*m));

@@ -50,14 +50,23 @@ struct mapping {
 	bool exec;
 };
 
+/* The modules, shared by the processes of a run (--follow-forks): a forked
+ * child maps the same files, and one module id then means one file in
+ * every process's frame keys. */
+struct modtab {
+	struct module **modules;        /* [0] is the "no module" placeholder;
+	                                 * each module lives until the last
+	                                 * maps sharing the table is released */
+	size_t nmodules, modcap;
+	unsigned refs;
+};
+
 struct maps {
 	pid_t pid;
 	pid_t mm_tid;                   /* a thread whose /proc files show the
 	                                 * address space: pid, unless its leader
 	                                 * has exited (pthread_exit) */
-	struct module **modules;        /* [0] is the "no module" placeholder;
-	                                 * each module lives until maps_release */
-	size_t nmodules, modcap;
+	struct modtab *mt;
 	struct mapping *map;            /* sorted by start */
 	size_t nmap, mapcap;
 	struct mapping *retired;        /* the array before the last reread */
@@ -78,11 +87,13 @@ static inline uint64_t frame_key_offset(uint64_t key) { return key & FRAME_KEY_M
 
 /* Set up for process PID and read its maps.  0 or -errno. */
 int maps_init(struct maps *m, pid_t pid);
+/* The same, sharing the modules of SHARE (a process forked from it). */
+int maps_init_shared(struct maps *m, pid_t pid, struct maps *share);
 /* Reread /proc/PID/maps.  Modules are kept; mappings are replaced.  0 or -errno. */
 int maps_refresh(struct maps *m);
 /* The process has exec'd: drop every mapping and reread. */
 int maps_exec(struct maps *m);
-/* Close every module and free everything. */
+/* Free the mappings, and the modules if no other maps shares them. */
 void maps_release(struct maps *m);
 
 /* The mapping holding ADDR, or NULL.  Valid until the second refresh from
@@ -112,7 +123,7 @@ bool maps_is_sigreturn(struct maps *m, uint64_t addr);
 
 static inline struct module *maps_module(const struct maps *m, uint32_t id)
 {
-	return id && id < m->nmodules ? m->modules[id] : NULL;
+	return id && id < m->mt->nmodules ? m->mt->modules[id] : NULL;
 }
 
 #endif

@@ -54,12 +54,15 @@ const char *writer_names(void)
 }
 
 /* The flame graph: each sample's frames root first (inlined functions as
- * frames of their own), under a frame for its thread. */
+ * frames of their own), under a frame for its thread, and for its process
+ * if there are several. */
 int svg_profile_write(FILE *f, const struct profile *p, const struct run_info *ri,
 		      const struct output_opts *oo)
 {
 	struct fg_stack *stacks = xcalloc(p->nsamples + 1, sizeof(*stacks));
 	char (*tnames)[64] = xcalloc(p->nsamples + 1, sizeof(*tnames));
+	char (*pnames)[80] = xcalloc(p->nsamples + 1, sizeof(*pnames));
+	bool procs = profile_multiprocess(p);
 	char title[256];
 	size_t i, n = 0;
 	int ret;
@@ -67,13 +70,19 @@ int svg_profile_write(FILE *f, const struct profile *p, const struct run_info *r
 	for (i = 0; i < p->nsamples; i++) {
 		const struct psample *s = &p->samples[i];
 		const char **names, **modules;
-		unsigned depth = oo->thread_frames ? 1 : 0, d = 0;
+		unsigned depth = (oo->thread_frames ? 1 : 0) + (procs ? 1 : 0), d = 0;
 		uint32_t k;
 
 		for (k = 0; k < s->nlocs; k++)
 			depth += p->locs[p->sample_locs[s->first_loc + k]].nlines;
 		names = xcalloc(depth + 1, sizeof(*names));
 		modules = xcalloc(depth + 1, sizeof(*modules));
+		if (procs) {
+			const char *pn = profile_process_name(p, s->pid);
+
+			snprintf(pnames[i], sizeof(pnames[i]), "%s-%d", pn ? pn : "process", s->pid);
+			names[d++] = pnames[i];
+		}
 		if (oo->thread_frames) {
 			const char *tn = profile_thread_name(p, s->tid);
 
@@ -107,5 +116,6 @@ int svg_profile_write(FILE *f, const struct profile *p, const struct run_info *r
 	}
 	free(stacks);
 	free(tnames);
+	free(pnames);
 	return ret;
 }

@@ -5,7 +5,8 @@
  * time and duration set, one mapping per module (the main executable
  * first) with its build id and has_* flags, one location per distinct
  * address with its inline chain as several lines (innermost first), and
- * the thread as labels on each sample.  gzip-compressed with zlib.
+ * the thread (and, from several processes, the process) as labels on each
+ * sample.  gzip-compressed with zlib.
  *
  * The reader parses untrusted files: every size is capped, every index and
  * id is checked before use, and anything wrong ends in one line that says
@@ -108,8 +109,11 @@ int pprof_write(FILE *f, const struct profile *p, const struct run_info *ri,
 	Perftools__Profiles__Line **linep = xcalloc(p->nlines + 1, sizeof(*linep));
 	Perftools__Profiles__Sample *samples = xcalloc(p->nsamples + 1, sizeof(*samples));
 	Perftools__Profiles__Sample **samplep = xcalloc(p->nsamples + 1, sizeof(*samplep));
-	Perftools__Profiles__Label *labels = xcalloc(2 * p->nsamples + 1, sizeof(*labels));
-	Perftools__Profiles__Label **labelp = xcalloc(2 * p->nsamples + 1, sizeof(*labelp));
+	/* thread and tid; with several processes, process and pid too */
+	bool procs = profile_multiprocess(p);
+	size_t nl = procs ? 4 : 2;
+	Perftools__Profiles__Label *labels = xcalloc(nl * p->nsamples + 1, sizeof(*labels));
+	Perftools__Profiles__Label **labelp = xcalloc(nl * p->nsamples + 1, sizeof(*labelp));
 	uint64_t *ids = xcalloc(p->nsample_locs + 1, sizeof(*ids));
 	int64_t *values = xcalloc(2 * p->nsamples + 1, sizeof(*values));
 	int64_t period = (int64_t)(1000000000ULL / (p->frequency ? p->frequency : 1));
@@ -204,6 +208,7 @@ int pprof_write(FILE *f, const struct profile *p, const struct run_info *ri,
 		const struct psample *ps = &p->samples[i];
 		Perftools__Profiles__Sample *s = &samples[i];
 		const char *tname = profile_thread_name(p, ps->tid);
+		Perftools__Profiles__Label *lb;
 		uint32_t k;
 
 		*s = (Perftools__Profiles__Sample)PERFTOOLS__PROFILES__SAMPLE__INIT;
@@ -216,16 +221,27 @@ int pprof_write(FILE *f, const struct profile *p, const struct run_info *ri,
 			values[2 * i + 1] = INT64_MAX;
 		s->n_value = 2;
 		s->value = &values[2 * i];
-		labels[2 * i] = (Perftools__Profiles__Label)PERFTOOLS__PROFILES__LABEL__INIT;
-		labels[2 * i].key = strtab_add(&st, ("thread"));
-		labels[2 * i].str = strtab_add(&st, (tname ? tname : "?"));
-		labels[2 * i + 1] = (Perftools__Profiles__Label)PERFTOOLS__PROFILES__LABEL__INIT;
-		labels[2 * i + 1].key = strtab_add(&st, ("tid"));
-		labels[2 * i + 1].num = ps->tid;
-		labelp[2 * i] = &labels[2 * i];
-		labelp[2 * i + 1] = &labels[2 * i + 1];
-		s->n_label = 2;
-		s->label = &labelp[2 * i];
+		lb = &labels[nl * i];
+		lb[0] = (Perftools__Profiles__Label)PERFTOOLS__PROFILES__LABEL__INIT;
+		lb[0].key = strtab_add(&st, ("thread"));
+		lb[0].str = strtab_add(&st, (tname ? tname : "?"));
+		lb[1] = (Perftools__Profiles__Label)PERFTOOLS__PROFILES__LABEL__INIT;
+		lb[1].key = strtab_add(&st, ("tid"));
+		lb[1].num = ps->tid;
+		if (procs) {
+			const char *pname = profile_process_name(p, ps->pid);
+
+			lb[2] = (Perftools__Profiles__Label)PERFTOOLS__PROFILES__LABEL__INIT;
+			lb[2].key = strtab_add(&st, ("process"));
+			lb[2].str = strtab_add(&st, (pname ? pname : "?"));
+			lb[3] = (Perftools__Profiles__Label)PERFTOOLS__PROFILES__LABEL__INIT;
+			lb[3].key = strtab_add(&st, ("pid"));
+			lb[3].num = ps->pid;
+		}
+		for (k = 0; k < nl; k++)
+			labelp[nl * i + k] = &lb[k];
+		s->n_label = nl;
+		s->label = &labelp[nl * i];
 		samplep[i] = s;
 	}
 	prof.n_sample = p->nsamples;
@@ -644,6 +660,7 @@ int pprof_read_mem(const uint8_t *raw, size_t rawlen, const char *path, struct p
 		GROW(p->samples, p->samples_cap, p->nsamples + 1);
 		ps = &p->samples[p->nsamples];
 		ps->count = (uint64_t)v;
+		ps->pid = 0;
 		ps->tid = 0;
 		ps->first_loc = (uint32_t)p->nsample_locs;
 		ps->nlocs = 0;
@@ -664,6 +681,8 @@ int pprof_read_mem(const uint8_t *raw, size_t rawlen, const char *path, struct p
 
 			if (key && !strcmp(key, "tid") && s->label[k]->num > 0 && s->label[k]->num < INT32_MAX)
 				ps->tid = (pid_t)s->label[k]->num;
+			if (key && !strcmp(key, "pid") && s->label[k]->num > 0 && s->label[k]->num < INT32_MAX)
+				ps->pid = (pid_t)s->label[k]->num;
 		}
 		for (k = 0; k < s->n_label; k++) {
 			const char *key = str_at(pr, s->label[k]->key);
@@ -671,6 +690,8 @@ int pprof_read_mem(const uint8_t *raw, size_t rawlen, const char *path, struct p
 
 			if (key && val && *val && !strcmp(key, "thread"))
 				profile_set_thread(p, ps->tid, val);
+			if (key && val && *val && !strcmp(key, "process") && ps->pid)
+				profile_set_process(p, ps->pid, val);
 		}
 		if (ps->nlocs) {
 			p->total += ps->count;

@@ -21,6 +21,7 @@ void profile_release(struct profile *p)
 	free(p->maps);
 	free(p->samples);
 	free(p->threads);
+	free(p->procs);
 	free(p->func_index);
 	strpool_release(&p->strings);
 	memset(p, 0, sizeof(*p));
@@ -94,6 +95,70 @@ void profile_set_thread(struct profile *p, pid_t tid, const char *name)
 	}
 	p->threads[i].tid = tid;
 	p->threads[i].name = strpool_intern(&p->strings, name);
+}
+
+void profile_set_process(struct profile *p, pid_t pid, const char *comm)
+{
+	size_t i;
+
+	for (i = 0; i < p->nprocs && p->procs[i].pid != pid; i++)
+		;
+	if (i == p->nprocs) {
+		GROW(p->procs, p->procs_cap, p->nprocs + 1);
+		p->nprocs++;
+	}
+	p->procs[i].pid = pid;
+	p->procs[i].comm = strpool_intern(&p->strings, comm);
+}
+
+const char *profile_process_name(const struct profile *p, pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < p->nprocs; i++)
+		if (p->procs[i].pid == pid)
+			return p->procs[i].comm;
+	return NULL;
+}
+
+size_t profile_processes(const struct profile *p, pid_t **pidsp, uint64_t **countsp)
+{
+	pid_t *pids = xcalloc(p->nsamples + 1, sizeof(*pids));
+	uint64_t *counts = xcalloc(p->nsamples + 1, sizeof(*counts));
+	size_t n = 0, i, j;
+
+	for (i = 0; i < p->nsamples; i++) {
+		for (j = 0; j < n && pids[j] != p->samples[i].pid; j++)
+			;
+		if (j == n)
+			pids[n++] = p->samples[i].pid;
+		counts[j] += p->samples[i].count;
+	}
+	/* Insertion sort: few processes. */
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && (counts[j] > counts[j - 1] ||
+				      (counts[j] == counts[j - 1] && pids[j] < pids[j - 1])); j--) {
+			pid_t tp = pids[j];
+			uint64_t tc = counts[j];
+
+			pids[j] = pids[j - 1];
+			counts[j] = counts[j - 1];
+			pids[j - 1] = tp;
+			counts[j - 1] = tc;
+		}
+	*pidsp = pids;
+	*countsp = counts;
+	return n;
+}
+
+bool profile_multiprocess(const struct profile *p)
+{
+	size_t i;
+
+	for (i = 1; i < p->nsamples; i++)
+		if (p->samples[i].pid != p->samples[0].pid)
+			return true;
+	return false;
 }
 
 const char *profile_thread_name(const struct profile *p, pid_t tid)
@@ -223,7 +288,7 @@ void profile_from_stacks(struct profile *p, const struct stacks *st,
 	struct builder b = { .p = p, .sz = sz, .maps = maps };
 	const struct stack *s;
 
-	b.map_of_module = xcalloc(maps->nmodules + 1, sizeof(*b.map_of_module));
+	b.map_of_module = xcalloc(maps->mt->nmodules + 1, sizeof(*b.map_of_module));
 	stacks_for_each(st, s) {
 		struct psample *ps;
 		uint32_t i;
@@ -231,6 +296,7 @@ void profile_from_stacks(struct profile *p, const struct stacks *st,
 		GROW(p->samples, p->samples_cap, p->nsamples + 1);
 		ps = &p->samples[p->nsamples++];
 		ps->count = s->count;
+		ps->pid = s->pid;
 		ps->tid = s->tid;
 		ps->first_loc = (uint32_t)p->nsample_locs;
 		ps->nlocs = s->nframes;
@@ -302,8 +368,8 @@ static uint32_t keymap_get(struct keymap *km, uint32_t func, int line)
 	return km->v[i].id;
 }
 
-void profile_flat(const struct profile *p, pid_t tid, enum flat_sort sort, bool by_line,
-		  struct flat *out)
+void profile_flat(const struct profile *p, pid_t pid, pid_t tid, enum flat_sort sort,
+		  bool by_line, struct flat *out)
 {
 	struct keymap km = { 0 };
 	struct flat_row *rows = NULL;
@@ -319,7 +385,7 @@ void profile_flat(const struct profile *p, pid_t tid, enum flat_sort sort, bool 
 		const struct psample *s = &p->samples[i];
 		uint32_t k;
 
-		if (tid && s->tid != tid)
+		if ((tid && s->tid != tid) || (pid && s->pid != pid))
 			continue;
 		out->total += s->count;
 		for (k = 0; k < s->nlocs; k++) {

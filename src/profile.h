@@ -49,6 +49,7 @@ struct pmap {
 
 struct psample {
 	uint64_t count;
+	pid_t pid;              /* its process; 0 if unknown */
 	pid_t tid;
 	uint32_t first_loc;     /* sample_locs[first_loc .. +nlocs): leaf first */
 	uint32_t nlocs;
@@ -59,8 +60,13 @@ struct pthread {
 	const char *name;
 };
 
-struct profile {
+struct pprocess {
 	pid_t pid;
+	const char *comm;
+};
+
+struct profile {
+	pid_t pid;              /* the target */
 	const char *comm;
 	unsigned frequency;     /* Hz; each sample is 1e9/frequency ns of CPU */
 	int64_t time_ns;        /* start, since the epoch */
@@ -83,6 +89,8 @@ struct profile {
 	size_t nsamples, samples_cap;
 	struct pthread *threads;
 	size_t nthreads, threads_cap;
+	struct pprocess *procs; /* every process named by a sample */
+	size_t nprocs, procs_cap;
 
 	struct strpool strings;
 	size_t *func_index;     /* hash of funcs while building */
@@ -108,6 +116,14 @@ void profile_keep_thread(struct profile *p, pid_t tid);
 void profile_set_thread(struct profile *p, pid_t tid, const char *name);
 /* The name of thread TID, or NULL. */
 const char *profile_thread_name(const struct profile *p, pid_t tid);
+void profile_set_process(struct profile *p, pid_t pid, const char *comm);
+/* The name of process PID, or NULL. */
+const char *profile_process_name(const struct profile *p, pid_t pid);
+/* The processes of the samples, by samples, most first, with their counts
+ * in COUNTS (both arrays malloc'd); their number. */
+size_t profile_processes(const struct profile *p, pid_t **pids, uint64_t **counts);
+/* Do the samples come from more than one process? */
+bool profile_multiprocess(const struct profile *p);
 /* The module name of a mapping index (1-based), or "anon". */
 const char *profile_map_name(const struct profile *p, uint32_t mapping);
 
@@ -127,12 +143,12 @@ struct flat {
 	uint64_t total;         /* samples counted (after the thread filter) */
 };
 
-/* Self and cumulative counts of every function in the samples of thread
- * TID (0: all threads); a function counts once per sample in cum.  With
+/* Self and cumulative counts of every function in the samples of process
+ * PID and thread TID (0: all); a function counts once per sample in cum.  With
  * BY_LINE, a row is a function's source line (row.line) instead.
  * Rows sorted by SORT, then the other count, then name. */
-void profile_flat(const struct profile *p, pid_t tid, enum flat_sort sort, bool by_line,
-		  struct flat *out);
+void profile_flat(const struct profile *p, pid_t pid, pid_t tid, enum flat_sort sort,
+		  bool by_line, struct flat *out);
 void flat_release(struct flat *f);
 
 /* ---- the call graph: caller -> callee edges ---- */

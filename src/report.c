@@ -67,7 +67,7 @@ static void verbose_lines(FILE *f, const struct run_info *ri)
 	}
 	fprintf(f, "profiler: priority: %s; maps read %lu times, %zu modules\n",
 		st->realtime ? "SCHED_FIFO" : "normal (no real-time priority: samples may come late on a busy machine)",
-		ri->maps->refreshes, ri->maps->nmodules - 1);
+		ri->maps->refreshes, ri->maps->mt->nmodules - 1);
 }
 
 static void location(char *buf, size_t size, const char *file, int line)
@@ -134,7 +134,7 @@ static void callgraph(FILE *f, const struct profile *p, const struct flat *fl, u
 	const struct edge **sel;
 	struct flat byfunc;
 
-	profile_flat(p, 0, SORT_CUM, false, &byfunc);
+	profile_flat(p, 0, 0, SORT_CUM, false, &byfunc);
 	profile_callgraph(p, 0, &cg);
 	sel = xcalloc(cg.n + 1, sizeof(*sel));
 	fprintf(f, "\ncall graph: the %zu functions with the most cumulative time\n",
@@ -189,11 +189,15 @@ int report_write(FILE *f, const struct profile *p, const struct run_info *ri,
 	static const struct output_opts defaults;
 	struct flat fl;
 	size_t i, threads = ri ? ri->threads_seen : p->threads_seen ? p->threads_seen : p->nthreads;
+	size_t nprocs;
+	pid_t *pids;
+	uint64_t *pcounts;
 	char lost[256];
 
 	if (!oo)
 		oo = &defaults;
-	profile_flat(p, 0, oo->sort, oo->lines, &fl);
+	profile_flat(p, 0, 0, oo->sort, oo->lines, &fl);
+	nprocs = profile_processes(p, &pids, &pcounts);
 	if (!threads)
 		threads = distinct_threads(p);
 	fprintf(f, "total: %" PRIu64 " %s, %.2f s of CPU at %u Hz, %zu %s",
@@ -203,49 +207,77 @@ int report_write(FILE *f, const struct profile *p, const struct run_info *ri,
 	/* A profile from elsewhere may not say which process it was. */
 	if (p->pid)
 		fprintf(f, ", pid %d (%s)", p->pid, p->comm ? p->comm : "?");
+	if (nprocs > 1)
+		fprintf(f, " and its children: %zu processes", nprocs);
 	fputc('\n', f);
 	fprintf(f, "on-CPU profile over %.2f s; percentages are of all %" PRIu64 " samples\n",
 		(double)p->duration_ns / 1e9, fl.total);
 	if (!oo->per_thread) {
 		table(f, p, &fl, fl.total, oo);
+		/* Forks followed: the same, process by process. */
+		for (i = 0; nprocs > 1 && i < nprocs; i++) {
+			const char *name = profile_process_name(p, pids[i]);
+			struct flat pf;
+
+			fprintf(f, "\nprocess %d (%s): %" PRIu64 " %s, %.1f%% of all\n", pids[i],
+				name ? name : "?", pcounts[i], plural(pcounts[i], "sample", "samples"),
+				100.0 * (double)pcounts[i] / (double)(fl.total ? fl.total : 1));
+			profile_flat(p, pids[i], 0, oo->sort, oo->lines, &pf);
+			table(f, p, &pf, fl.total, oo);
+			flat_release(&pf);
+		}
 	} else {
 		/* Threads by their samples, most first. */
 		pid_t *tids = xcalloc(p->nsamples + 1, sizeof(*tids));
+		pid_t *tpids = xcalloc(p->nsamples + 1, sizeof(*tpids));
 		uint64_t *counts = xcalloc(p->nsamples + 1, sizeof(*counts));
 		size_t nt = 0, j;
 
 		for (i = 0; i < p->nsamples; i++) {
 			for (j = 0; j < nt && tids[j] != p->samples[i].tid; j++)
 				;
-			if (j == nt)
+			if (j == nt) {
+				tpids[nt] = p->samples[i].pid;
 				tids[nt++] = p->samples[i].tid;
+			}
 			counts[j] += p->samples[i].count;
 		}
 		for (i = 1; i < nt; i++)
 			for (j = i; j > 0 && (counts[j] > counts[j - 1] ||
 					      (counts[j] == counts[j - 1] && tids[j] < tids[j - 1])); j--) {
-				pid_t t = tids[j];
+				pid_t t = tids[j], tp = tpids[j];
 				uint64_t c = counts[j];
 
 				tids[j] = tids[j - 1];
+				tpids[j] = tpids[j - 1];
 				counts[j] = counts[j - 1];
 				tids[j - 1] = t;
+				tpids[j - 1] = tp;
 				counts[j - 1] = c;
 			}
 		for (i = 0; i < nt; i++) {
 			const char *name = profile_thread_name(p, tids[i]);
 			struct flat tf;
 
-			fprintf(f, "\nthread %d (%s): %" PRIu64 " %s, %.1f%% of all\n", tids[i],
-				name ? name : "?", counts[i], plural(counts[i], "sample", "samples"),
+			fprintf(f, "\nthread %d (%s)", tids[i], name ? name : "?");
+			if (nprocs > 1) {
+				const char *pname = profile_process_name(p, tpids[i]);
+
+				fprintf(f, " of process %d (%s)", tpids[i], pname ? pname : "?");
+			}
+			fprintf(f, ": %" PRIu64 " %s, %.1f%% of all\n",
+				counts[i], plural(counts[i], "sample", "samples"),
 				100.0 * (double)counts[i] / (double)(fl.total ? fl.total : 1));
-			profile_flat(p, tids[i], oo->sort, oo->lines, &tf);
+			profile_flat(p, tpids[i], tids[i], oo->sort, oo->lines, &tf);
 			table(f, p, &tf, fl.total, oo);
 			flat_release(&tf);
 		}
 		free(tids);
+		free(tpids);
 		free(counts);
 	}
+	free(pids);
+	free(pcounts);
 	if (oo->callgraph)
 		callgraph(f, p, &fl, fl.total, oo);
 	flat_release(&fl);

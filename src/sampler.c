@@ -36,6 +36,7 @@
 static struct capture *capture_thread(void *arg, struct thread *t)
 {
 	struct sampler *sp = arg;
+	struct target *tgt = t->proc->priv;
 	const struct mapping *mp;
 	struct iovec local, remote;
 	struct capture *c;
@@ -46,6 +47,9 @@ static struct capture *capture_thread(void *arg, struct thread *t)
 	c = &sp->caps[sp->ncaps];
 	if (!c->stack)
 		c->stack = xmalloc(sp->stack_size);
+	if (!tgt)
+		return NULL;
+	c->target = tgt;
 	c->tid = t->tid;
 	c->stall_ns = 0;
 	if (ptrace(PTRACE_GETREGS, t->tid, 0, &c->regs) < 0)
@@ -53,7 +57,7 @@ static struct capture *capture_thread(void *arg, struct thread *t)
 	c->sp = c->regs.rsp;
 	/* Copy from SP up to the end of its mapping (the stack's top), at
 	 * most stack_size bytes, in one system call. */
-	mp = maps_find(&sp->maps, c->sp);
+	mp = maps_find(&tgt->maps, c->sp);
 	c->stack_top = mp ? mp->end : 0;
 	len = sp->stack_size;
 	if (c->stack_top && c->stack_top - c->sp < len)
@@ -70,10 +74,44 @@ static struct capture *capture_thread(void *arg, struct thread *t)
 	return c;
 }
 
+/* The sampler's state for process P, set up when first needed: the maps
+ * are read and the unwinder started outside any stop.  NULL if P is gone
+ * or cannot be read (its threads are then not sampled). */
+static struct target *target_of(struct sampler *sp, struct process *p, int *err)
+{
+	struct target *tgt = p->priv;
+	int ret;
+
+	if (tgt)
+		return tgt->unwind_state ? tgt : NULL;
+	tgt = xcalloc(1, sizeof(*tgt));
+	tgt->proc = p;
+	ret = maps_init_shared(&tgt->maps, p->pid, sp->ntargets ? sp->maps : NULL);
+	if (ret == 0) {
+		tgt->unwind_state = sp->unwinder->init(&tgt->maps);
+		if (!tgt->unwind_state)
+			ret = -ENOMEM;
+	}
+	if (err)
+		*err = ret;
+	if (ret < 0 && !sp->ntargets) {
+		maps_release(&tgt->maps);
+		free(tgt);
+		return NULL;
+	}
+	/* Kept even if it failed, so that it is not tried again every tick. */
+	GROW(sp->targets, sp->tcap, sp->ntargets + 1);
+	sp->targets[sp->ntargets++] = tgt;
+	if (sp->ntargets == 1)
+		sp->maps = &tgt->maps;
+	p->priv = tgt;
+	return tgt->unwind_state ? tgt : NULL;
+}
+
 int sampler_init(struct sampler *sp, struct session *s, const struct unwinder_ops *unwinder,
 		 unsigned frequency, double duration, size_t stack_size, unsigned max_frames)
 {
-	int ret;
+	int ret = 0;
 
 	memset(sp, 0, sizeof(*sp));
 	sp->session = s;
@@ -83,13 +121,9 @@ int sampler_init(struct sampler *sp, struct session *s, const struct unwinder_op
 	sp->max_frames = max_frames;
 	sp->pcs = xcalloc(max_frames, sizeof(*sp->pcs));
 	stacks_init(&sp->stacks);
-	ret = maps_init(&sp->maps, s->pid);
-	if (ret < 0)
-		return ret;
 	sp->unwinder = unwinder;
-	sp->unwind_state = sp->unwinder->init(&sp->maps);
-	if (!sp->unwind_state)
-		return -ENOMEM;
+	if (!target_of(sp, s->procs[0], &ret))
+		return ret < 0 ? ret : -ESRCH;
 	s->on_sample = capture_thread;
 	s->sample_arg = sp;
 	return 0;
@@ -97,7 +131,7 @@ int sampler_init(struct sampler *sp, struct session *s, const struct unwinder_op
 
 /* Remember the name of thread TID when it is first sampled: once the
  * thread has exited it can no longer be read. */
-static void note_thread(struct sampler *sp, pid_t tid)
+static void note_thread(struct sampler *sp, pid_t pid, pid_t tid)
 {
 	char path[64];
 	size_t i;
@@ -108,7 +142,7 @@ static void note_thread(struct sampler *sp, pid_t tid)
 			return;
 	GROW(sp->names, sp->namecap, sp->nnames + 1);
 	sp->names[sp->nnames].tid = tid;
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", sp->session->pid, tid);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);
 	f = fopen(path, "re");
 	if (!f || !fgets(sp->names[sp->nnames].name, sizeof(sp->names[0].name), f))
 		snprintf(sp->names[sp->nnames].name, sizeof(sp->names[0].name), "?");
@@ -118,17 +152,45 @@ static void note_thread(struct sampler *sp, pid_t tid)
 	sp->nnames++;
 }
 
+/* Captures taken in a process before it exec'd: their addresses mean
+ * nothing in the new image. */
+static void drop_old_image(struct sampler *sp)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < sp->ncaps; i++) {
+		if (sp->caps[i].target->proc->exec_seen) {
+			sp->session->lost++;
+			continue;
+		}
+		if (i != n) {
+			struct capture tmp = sp->caps[n];
+
+			sp->caps[n] = sp->caps[i];
+			sp->caps[i] = tmp;
+		}
+		n++;
+	}
+	sp->ncaps = n;
+}
+
 static void unwind_captures(struct sampler *sp)
 {
 	struct sampler_stats *st = &sp->stats;
 	size_t i;
 
-	if (sp->maps.layout_changed) {
-		sp->unwinder->flush(sp->unwind_state);
-		sp->maps.layout_changed = false;
+	drop_old_image(sp);
+	for (i = 0; i < sp->ntargets; i++) {
+		struct target *tgt = sp->targets[i];
+
+		if (tgt->unwind_state && tgt->maps.layout_changed) {
+			sp->unwinder->flush(tgt->unwind_state);
+			tgt->maps.layout_changed = false;
+		}
 	}
 	for (i = 0; i < sp->ncaps; i++) {
 		struct capture *c = &sp->caps[i];
+		struct target *tgt = c->target;
 		uint64_t t0 = now_ns(), us = c->stall_ns / 1000;
 		enum unwind_result res;
 		unsigned n = 0, j;
@@ -137,7 +199,7 @@ static void unwind_captures(struct sampler *sp)
 		st->stall_ns += c->stall_ns;
 		st->stall_hist[us < STALL_BUCKETS ? us : STALL_BUCKETS - 1]++;
 
-		res = sp->unwinder->walk(sp->unwind_state, c, sp->pcs, sp->max_frames, &n);
+		res = sp->unwinder->walk(tgt->unwind_state, c, sp->pcs, sp->max_frames, &n);
 		if (res == UNWIND_COMPLETE)
 			st->unwind_complete++;
 		else if (res == UNWIND_TRUNCATED)
@@ -146,12 +208,22 @@ static void unwind_captures(struct sampler *sp)
 			st->unwind_failed++;
 		st->frames += n;
 		for (j = 0; j < n; j++)
-			sp->pcs[j] = maps_frame_key(&sp->maps, sp->pcs[j]);
-		stacks_add(&sp->stacks, c->tid, sp->pcs, n);
+			sp->pcs[j] = maps_frame_key(&tgt->maps, sp->pcs[j]);
+		stacks_add(&sp->stacks, tgt->proc->pid, c->tid, sp->pcs, n);
 		st->unwind_ns += now_ns() - t0;
-		note_thread(sp, c->tid);
+		note_thread(sp, tgt->proc->pid, c->tid);
 	}
 	sp->ncaps = 0;
+	/* A process that is gone has nothing more to unwind: its unwinder's
+	 * caches and descriptors go now, not at the end of the run. */
+	for (i = 1; i < sp->ntargets; i++) {
+		struct target *tgt = sp->targets[i];
+
+		if (tgt->unwind_state && !tgt->proc->nthreads) {
+			sp->unwinder->fini(tgt->unwind_state);
+			tgt->unwind_state = NULL;
+		}
+	}
 }
 
 static void tick(struct sampler *sp)
@@ -163,14 +235,16 @@ static void tick(struct sampler *sp)
 	int here = sched_getcpu();
 	size_t i;
 
-	sp->maps.epoch++;
-	if (s->exec_seen) {
-		/* Captures from before the exec, not unwound yet, belong to
-		 * the old image: their addresses mean nothing now. */
-		s->lost += sp->ncaps;
-		sp->ncaps = 0;
-		s->exec_seen = false;
-		maps_exec(&sp->maps);
+	drop_old_image(sp);
+	for (i = 0; i < sp->ntargets; i++) {
+		struct target *tgt = sp->targets[i];
+
+		tgt->maps.epoch++;
+		if (tgt->proc->exec_seen) {
+			tgt->proc->exec_seen = false;
+			if (tgt->unwind_state)
+				maps_exec(&tgt->maps);
+		}
 	}
 	/* The watchdog: a thread that never stops is given up. */
 	session_drop_stale(s, STOP_TIMEOUT_NS);
@@ -182,6 +256,8 @@ static void tick(struct sampler *sp)
 			continue;
 		if (proc_state(t->stat_fd, &cpu) != 'R')
 			continue;
+		if (!target_of(sp, t->proc, NULL))
+			continue;
 		if (session_interrupt(s, t) == 0 && (cpu < 0 || cpu == here))
 			spin = 0;
 	}
@@ -191,12 +267,6 @@ static void tick(struct sampler *sp)
 	 * it has not run meanwhile. */
 	if (s->waiting)
 		session_wait_samples(s, spin, sp->period_ns / 2);
-	if (s->exec_seen) {
-		/* Captured in the old image: its addresses mean nothing now. */
-		s->lost += sp->ncaps;
-		sp->ncaps = 0;
-		return;
-	}
 	unwind_captures(sp);
 }
 
@@ -274,7 +344,7 @@ int sampler_run(struct sampler *sp)
 		struct timespec ts, *tsp = NULL;
 		uint64_t now;
 
-		if (s->exited || !s->nthreads || s->stop_signal)
+		if (session_done(s) || s->stop_signal)
 			break;
 		now = now_ns();
 		if (end) {
@@ -290,9 +360,9 @@ int sampler_run(struct sampler *sp)
 			session_read_signals(s);
 			session_reap(s);
 			/* Stops that came after their tick stopped waiting. */
-			if (sp->ncaps && !s->exec_seen)
+			if (sp->ncaps)
 				unwind_captures(sp);
-			if (s->exited || !s->nthreads)
+			if (session_done(s))
 				continue;
 		}
 		if (pfd[0].revents & POLLIN) {
@@ -313,10 +383,13 @@ int sampler_run(struct sampler *sp)
 	}
 	/* Stops that came in the last tick, then the unwinder is done: its
 	 * caches and file descriptors go now, not at exit. */
-	if (sp->ncaps && !s->exec_seen)
+	if (sp->ncaps)
 		unwind_captures(sp);
-	sp->unwinder->fini(sp->unwind_state);
-	sp->unwind_state = NULL;
+	for (size_t i = 0; i < sp->ntargets; i++) {
+		if (sp->targets[i]->unwind_state)
+			sp->unwinder->fini(sp->targets[i]->unwind_state);
+		sp->targets[i]->unwind_state = NULL;
+	}
 	sp->stats.wall_ns = now_ns() - start;
 	sp->stats.cpu_ns = cpu_time_ns() - cpu0;
 	sp->stats.rss_kib = resident_kib();
@@ -352,8 +425,16 @@ void sampler_release(struct sampler *sp)
 	free(sp->caps);
 	free(sp->pcs);
 	free(sp->names);
-	if (sp->unwind_state)
-		sp->unwinder->fini(sp->unwind_state);
+	for (i = 0; i < sp->ntargets; i++) {
+		struct target *tgt = sp->targets[i];
+
+		if (tgt->unwind_state)
+			sp->unwinder->fini(tgt->unwind_state);
+		tgt->proc->priv = NULL;
+		maps_release(&tgt->maps);
+		free(tgt);
+	}
+	free(sp->targets);
+	sp->maps = NULL;
 	stacks_release(&sp->stacks);
-	maps_release(&sp->maps);
 }

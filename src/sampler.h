@@ -33,12 +33,20 @@ struct sampler_stats {
 	bool realtime;                  /* ran with SCHED_FIFO */
 };
 
+/* One traced process, as the sampler knows it (its session process's priv). */
+struct target {
+	struct process *proc;
+	struct maps maps;               /* modules shared by every target */
+	void *unwind_state;             /* NULL once the process is gone */
+};
+
 struct sampler {
 	struct session *session;
-	struct maps maps;
+	struct target **targets;        /* [0] is the session's target */
+	size_t ntargets, tcap;
+	struct maps *maps;              /* the first target's */
 	const struct unwinder_ops *unwinder;
-	void *unwind_state;
-	struct stacks stacks;
+	struct stacks stacks;           /* of every process */
 	struct sampler_stats stats;
 	unsigned frequency;
 	uint64_t period_ns;
@@ -56,7 +64,9 @@ struct sampler {
 	size_t nnames, namecap;
 };
 
-/* Set up for the session's process, which must be attached.  0 or -errno. */
+/* Set up for the session's process, which must be attached; the processes
+ * it forks (--follow-forks) are set up when they are first sampled.
+ * 0 or -errno. */
 int sampler_init(struct sampler *sp, struct session *s, const struct unwinder_ops *unwinder,
 		 unsigned frequency, double duration, size_t stack_size, unsigned max_frames);
 

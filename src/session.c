@@ -38,6 +38,38 @@
 #include <unistd.h>
 
 #define SEIZE_OPTIONS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT)
+/* Inherited by the processes traced from a fork; with these set, a fork
+ * (and vfork, and a clone that makes a process) reports its child. */
+#define FORK_OPTIONS (PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK)
+
+static void *seize_options(const struct session *s)
+{
+	return (void *)(long)(SEIZE_OPTIONS | (s->follow_forks ? FORK_OPTIONS : 0));
+}
+
+static struct process *process_find(struct session *s, pid_t pid)
+{
+	size_t i;
+
+	for (i = s->nprocs; i-- > 0;)
+		if (s->procs[i]->pid == pid && !s->procs[i]->exited)
+			return s->procs[i];
+	return NULL;
+}
+
+static struct process *process_add(struct session *s, pid_t pid)
+{
+	struct process *p = process_find(s, pid);
+
+	if (p)
+		return p;
+	p = xcalloc(1, sizeof(*p));
+	p->pid = pid;
+	proc_comm(pid, p->comm, sizeof(p->comm));
+	GROW(s->procs, s->proccap, s->nprocs + 1);
+	s->procs[s->nprocs++] = p;
+	return p;
+}
 #define PF_KTHREAD 0x00200000
 
 static struct thread *thread_find(struct session *s, pid_t tid)
@@ -50,7 +82,7 @@ static struct thread *thread_find(struct session *s, pid_t tid)
 	return NULL;
 }
 
-static struct thread *thread_add(struct session *s, pid_t tid)
+static struct thread *thread_add(struct session *s, struct process *p, pid_t tid)
 {
 	struct thread *t = thread_find(s, tid);
 
@@ -60,7 +92,9 @@ static struct thread *thread_add(struct session *s, pid_t tid)
 	t = &s->threads[s->nthreads++];
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;
-	t->stat_fd = proc_open_task_stat(s->pid, tid);
+	t->proc = p;
+	t->stat_fd = proc_open_task_stat(p->pid, tid);
+	p->nthreads++;
 	s->threads_seen++;
 	return t;
 }
@@ -74,24 +108,51 @@ static void thread_remove(struct session *s, struct thread *t)
 	}
 	if (t->stat_fd >= 0)
 		close(t->stat_fd);
+	t->proc->nthreads--;
 	*t = s->threads[--s->nthreads];
 }
 
-static bool in_thread_group(struct session *s, pid_t tid)
+static bool in_thread_group(pid_t pid, pid_t tid)
 {
 	char path[64];
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d", s->pid, tid);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d", pid, tid);
 	return access(path, F_OK) == 0;
 }
 
-int session_init(struct session *s)
+/* The traced process that TID, a thread we have not seen, belongs to: a
+ * new thread of one of them, or with follow_forks a new process.  NULL if
+ * it is neither (then it is not ours to profile). */
+static struct process *process_of_new(struct session *s, pid_t tid)
+{
+	long tgid = 0;
+	struct process *p;
+
+	if (proc_status_long(tid, "Tgid", &tgid) < 0 || tgid <= 0)
+		return NULL;
+	p = process_find(s, (pid_t)tgid);
+	if (p)
+		return p;
+	if (s->follow_forks && tgid == tid)
+		return process_add(s, tid);
+	return NULL;
+}
+
+bool session_done(const struct session *s)
+{
+	if (!s->nthreads)
+		return true;
+	return s->exited && !s->follow_forks;
+}
+
+int session_init(struct session *s, bool follow_forks)
 {
 	sigset_t set;
 	int err;
 
 	memset(s, 0, sizeof(*s));
 	s->sigfd = -1;
+	s->follow_forks = follow_forks;
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
 	sigaddset(&set, SIGINT);
@@ -177,28 +238,43 @@ static void finish_sample(struct capture *c, struct thread *t)
 
 static void handle_exec(struct session *s, struct thread *t)
 {
+	struct process *p = t->proc;
 	size_t i;
 
-	/* Every other thread is gone; the exec'ing one now has the leader's
-	 * tid (ptrace(2), "execve(2) under ptrace"). */
+	/* Every other thread of the process is gone; the exec'ing one now has
+	 * the leader's tid (ptrace(2), "execve(2) under ptrace"). */
 	for (i = s->nthreads; i-- > 0;)
-		if (s->threads[i].tid != s->pid)
+		if (s->threads[i].proc == p && s->threads[i].tid != p->pid)
 			thread_remove(s, &s->threads[i]);
-	t = thread_find(s, s->pid);
+	t = thread_find(s, p->pid);
 	if (t && t->stat_fd >= 0) {
 		close(t->stat_fd);
-		t->stat_fd = proc_open_task_stat(s->pid, s->pid);
+		t->stat_fd = proc_open_task_stat(p->pid, p->pid);
 	}
-	proc_comm(s->pid, s->comm, sizeof(s->comm));
-	s->exec_seen = true;
+	proc_comm(p->pid, p->comm, sizeof(p->comm));
+	if (p == s->procs[0])
+		memcpy(s->comm, p->comm, sizeof(s->comm));
+	p->exec_seen = true;
 }
 
-/* While detaching: whatever stop it is, let go, delivering its signal. */
+/* While detaching: whatever stop it is, let go, delivering its signal.  A
+ * thread or process created meanwhile is traced already: wait for its first
+ * stop to let it go too, rather than leave it stopped until ctprof exits. */
 static void detach_stopped(struct session *s, pid_t tid, int status)
 {
-	int sig = 0;
+	int sig = 0, event = status >> 16;
+	unsigned long msg = 0;
 	struct thread *t;
 
+	if ((event == PTRACE_EVENT_CLONE || event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK) &&
+	    ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) == 0 && msg > 0 && !thread_find(s, (pid_t)msg)) {
+		struct process *p = process_of_new(s, (pid_t)msg);
+		long tracer = 0;
+
+		/* Unless its first stop came first and was let go already. */
+		if (p && proc_status_long((pid_t)msg, "TracerPid", &tracer) == 0 && tracer == getpid())
+			thread_add(s, p, (pid_t)msg);
+	}
 	if ((status >> 16) == 0)
 		sig = WSTOPSIG(status);
 	else if ((status >> 16) == PTRACE_EVENT_STOP && WSTOPSIG(status) == SIGTRAP)
@@ -217,8 +293,12 @@ static void handle_status(struct session *s, pid_t tid, int status)
 	struct capture *c;
 
 	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		struct process *p = t ? t->proc : process_find(s, tid);
+
 		if (t)
 			thread_remove(s, t);
+		if (p && tid == p->pid)
+			p->exited = true;
 		if (tid == s->pid) {
 			s->exited = true;
 			s->exit_status = status;
@@ -232,14 +312,17 @@ static void handle_status(struct session *s, pid_t tid, int status)
 		return;
 	}
 	if (!t) {
-		/* A new thread may report its first stop before its creator
-		 * reports the clone event.  A clone that made a new process
-		 * (not a thread) is traced too; it is not ours to profile. */
-		if (!in_thread_group(s, tid)) {
+		/* A new thread or process may report its first stop before its
+		 * creator reports the clone or fork event.  A process made by
+		 * a clone is traced too; unless we follow forks it is not
+		 * ours to profile. */
+		struct process *p = process_of_new(s, tid);
+
+		if (!p) {
 			ptrace(PTRACE_DETACH, tid, 0, 0);
 			return;
 		}
-		t = thread_add(s, tid);
+		t = thread_add(s, p, tid);
 	}
 
 	sig = WSTOPSIG(status);
@@ -270,8 +353,24 @@ static void handle_status(struct session *s, pid_t tid, int status)
 	case PTRACE_EVENT_CLONE: {
 		unsigned long msg = 0;
 
-		if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) == 0 && in_thread_group(s, (pid_t)msg)) {
-			thread_add(s, (pid_t)msg);
+		if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) == 0 && in_thread_group(t->proc->pid, (pid_t)msg)) {
+			thread_add(s, t->proc, (pid_t)msg);
+			t = thread_find(s, tid);
+		}
+		c = take_sample(s, t);
+		resume(s, t, 0);
+		finish_sample(c, t);
+		break;
+	}
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK: {
+		/* Only with follow_forks: the child is traced already, and
+		 * its first stop may come before or after this one. */
+		unsigned long msg = 0;
+
+		if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) == 0 && msg > 0 &&
+		    !thread_find(s, (pid_t)msg)) {
+			thread_add(s, process_add(s, (pid_t)msg), (pid_t)msg);
 			t = thread_find(s, tid);
 		}
 		c = take_sample(s, t);
@@ -282,11 +381,11 @@ static void handle_status(struct session *s, pid_t tid, int status)
 	case PTRACE_EVENT_EXEC:
 		drop_sample(s, t);
 		handle_exec(s, t);
-		t = thread_find(s, s->pid);
+		t = thread_find(s, tid);
 		if (t)
 			resume(s, t, 0);
 		else
-			ptrace(PTRACE_CONT, s->pid, 0, 0);
+			ptrace(PTRACE_CONT, tid, 0, 0);
 		break;
 	case PTRACE_EVENT_EXIT:
 		drop_sample(s, t);
@@ -456,8 +555,8 @@ static int seize_thread(struct session *s, pid_t tid)
 
 	if (thread_find(s, tid))
 		return 0;
-	if (ptrace(PTRACE_SEIZE, tid, 0, (void *)SEIZE_OPTIONS) == 0) {
-		thread_add(s, tid);
+	if (ptrace(PTRACE_SEIZE, tid, 0, seize_options(s)) == 0) {
+		thread_add(s, s->procs[0], tid);
 		return 0;
 	}
 	if (errno == ESRCH)
@@ -467,7 +566,7 @@ static int seize_thread(struct session *s, pid_t tid)
 		int e = errno;
 
 		if (proc_status_long(tid, "TracerPid", &tracer) == 0 && tracer == getpid()) {
-			thread_add(s, tid);
+			thread_add(s, s->procs[0], tid);
 			return 0;
 		}
 		/* A thread that has exited cannot be traced (the kernel says
@@ -518,6 +617,7 @@ int session_attach(struct session *s, pid_t pid)
 	}
 	s->pid = pid;
 	proc_comm(pid, s->comm, sizeof(s->comm));
+	process_add(s, pid);
 	if (st.flags & PF_KTHREAD) {
 		error_msg("pid %d (%s) is a kernel thread; ctprof profiles user-space programs", pid, s->comm);
 		return -1;
@@ -620,7 +720,7 @@ int session_launch(struct session *s, char **argv, int *status)
 		sigaddset(&stops, SIGTTOU);
 		pthread_sigmask(SIG_UNBLOCK, &stops, NULL);
 	}
-	if (ptrace(PTRACE_SEIZE, pid, 0, (void *)SEIZE_OPTIONS) < 0) {
+	if (ptrace(PTRACE_SEIZE, pid, 0, seize_options(s)) < 0) {
 		error_msg("cannot trace '%s': %s", argv[0], strerror(errno));
 		c = 'x';
 		close(sync[1]);
@@ -669,7 +769,7 @@ int session_launch(struct session *s, char **argv, int *status)
 	}
 	close(errp[0]);
 	proc_comm(pid, s->comm, sizeof(s->comm));
-	thread_add(s, pid);
+	thread_add(s, process_add(s, pid), pid);
 	if (ptrace(PTRACE_CONT, pid, 0, 0) < 0) {
 		error_msg("cannot run '%s': %s", argv[0], strerror(errno));
 		return -1;
@@ -729,9 +829,14 @@ int session_wait_child(struct session *s)
 
 void session_release(struct session *s)
 {
+	size_t i;
+
 	while (s->nthreads)
 		thread_remove(s, &s->threads[s->nthreads - 1]);
 	free(s->threads);
+	for (i = 0; i < s->nprocs; i++)
+		free(s->procs[i]);
+	free(s->procs);
 	if (s->sigfd >= 0)
 		close(s->sigfd);
 	pthread_sigmask(SIG_SETMASK, &s->old_mask, NULL);

@@ -18,8 +18,21 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* A traced process: the target, and with --follow-forks every process
+ * forked from it.  Kept until session_release, even after it exits. */
+struct process {
+	pid_t pid;
+	char comm[64];
+	size_t nthreads;        /* its threads now traced */
+	bool exec_seen;         /* it exec'd: new address space; the sampler
+	                         * clears this once it has taken note */
+	bool exited;            /* its leader's exit status has been reaped */
+	void *priv;             /* the sampler's per-process state */
+};
+
 struct thread {
 	pid_t tid;
+	struct process *proc;
 	int stat_fd;            /* /proc/PID/task/TID/stat, kept open */
 	bool listening;         /* in a group-stop, resumed with PTRACE_LISTEN */
 	bool sample_wanted;     /* interrupted for a sample: its next stop is one */
@@ -33,10 +46,13 @@ struct thread {
 typedef struct capture *(*sample_fn)(void *arg, struct thread *t);
 
 struct session {
-	pid_t pid;              /* the thread group id */
+	pid_t pid;              /* the target's thread group id */
 	bool launched;          /* we started it: it is our child */
+	bool follow_forks;      /* trace the processes it forks */
 	char comm[64];
-	struct thread *threads;
+	struct process **procs; /* [0] is the target */
+	size_t nprocs, proccap;
+	struct thread *threads; /* of every process */
 	size_t nthreads, cap;
 	size_t threads_seen;
 	int sigfd;              /* SIGCHLD and the stop signals, read here */
@@ -48,8 +64,7 @@ struct session {
 	bool detaching;
 
 	/* What happened, for the sampler and main. */
-	bool exec_seen;         /* the target exec'd: new address space */
-	bool exited;            /* the whole process has exited */
+	bool exited;            /* the target has exited */
 	int exit_status;        /* its wait status */
 	int stop_signal;        /* SIGINT/SIGTERM/SIGHUP/SIGQUIT asked us to stop */
 	unsigned long lost;     /* interrupted threads that could not be sampled */
@@ -58,8 +73,14 @@ struct session {
 	unsigned long signals_forwarded;
 };
 
-/* Block the signals ctprof reads from its signalfd.  Call first. 0 or -errno. */
-int session_init(struct session *s);
+/* Block the signals ctprof reads from its signalfd.  Call first. 0 or -errno.
+ * With FOLLOW_FORKS, the processes the target forks from now on are traced
+ * and profiled too; otherwise they run untraced. */
+int session_init(struct session *s, bool follow_forks);
+
+/* Is sampling over: the target exited (and, following forks, every
+ * process forked from it too), or nothing is left to trace? */
+bool session_done(const struct session *s);
 
 /* Seize every thread of PID.  On failure, print why (one line) and return
  * -1 with nothing left attached. */

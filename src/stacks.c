@@ -40,12 +40,13 @@ static void rehash(struct stacks *st)
 	st->cap = ncap;
 }
 
-void stacks_add(struct stacks *st, pid_t tid, const uint64_t *frames, unsigned n)
+void stacks_add(struct stacks *st, pid_t pid, pid_t tid, const uint64_t *frames, unsigned n)
 {
 	uint64_t h = fnv1a(FNV_OFFSET, &tid, sizeof(tid));
 	struct stack *s;
 	size_t j;
 
+	h = fnv1a(h, &pid, sizeof(pid));
 	h = fnv1a(h, frames, n * sizeof(*frames));
 	if ((st->n + 1) * 4 > st->cap * 3)
 		rehash(st);
@@ -53,7 +54,7 @@ void stacks_add(struct stacks *st, pid_t tid, const uint64_t *frames, unsigned n
 		s = &st->tab[j];
 		if (!s->frames)
 			break;
-		if (s->hash == h && s->tid == tid && s->nframes == n &&
+		if (s->hash == h && s->tid == tid && s->pid == pid && s->nframes == n &&
 		    !memcmp(s->frames, frames, n * sizeof(*frames))) {
 			s->count++;
 			st->total++;
@@ -61,6 +62,7 @@ void stacks_add(struct stacks *st, pid_t tid, const uint64_t *frames, unsigned n
 		}
 	}
 	s->hash = h;
+	s->pid = pid;
 	s->tid = tid;
 	s->nframes = n;
 	s->count = 1;

@@ -1,6 +1,6 @@
 /* stacks.h - interned call chains and their sample counts.
  *
- * A stack is a thread id and an array of frame keys (maps.h), innermost
+ * A stack is a process and thread id and an array of frame keys (maps.h), innermost
  * first.  Equal stacks share one entry, so memory grows with the number of
  * distinct stacks, not with time.
  */
@@ -16,7 +16,7 @@ struct stack {
 	uint64_t count;
 	uint64_t *frames;       /* owned by the table */
 	uint32_t nframes;
-	pid_t tid;
+	pid_t pid, tid;
 };
 
 struct stacks {
@@ -27,8 +27,8 @@ struct stacks {
 
 void stacks_init(struct stacks *st);
 void stacks_release(struct stacks *st);
-/* Count one more sample of FRAMES[0..N) in thread TID. */
-void stacks_add(struct stacks *st, pid_t tid, const uint64_t *frames, unsigned n);
+/* Count one more sample of FRAMES[0..N) in thread TID of process PID. */
+void stacks_add(struct stacks *st, pid_t pid, pid_t tid, const uint64_t *frames, unsigned n);
 
 #define stacks_for_each(st, s) \
 	for ((s) = (st)->tab; (s) < (st)->tab + (st)->cap; (s)++) if ((s)->frames)

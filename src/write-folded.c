@@ -2,6 +2,8 @@
  * speedscope read them: one line per distinct stack, root first, frames
  * separated by ';', one space, then the count:
  *     ctprof-demo-1234;_start;main;compute;hash_mix 42
+ * With samples of several processes (--follow-forks), a frame for the
+ * process comes first: make-1200;cc-1201;main;... 3
  * Inlined functions are frames of their own.  A ';' in a name would split
  * a frame, so it is written as ':'; newlines would end the line, so
  * control characters are written as '?'. */
@@ -70,6 +72,7 @@ int folded_write(FILE *f, const struct profile *p, const struct run_info *ri,
 		 const struct output_opts *oo)
 {
 	struct lines ls = { 0 };
+	bool procs = profile_multiprocess(p);
 	size_t i;
 
 	/* Stacks that differ only in addresses fold into one line. */
@@ -86,11 +89,21 @@ int folded_write(FILE *f, const struct profile *p, const struct run_info *ri,
 		m = open_memstream(&text, &len);
 		if (!m)
 			return -ENOMEM;
+		if (procs) {
+			const char *name = profile_process_name(p, s->pid);
+			char buf[80];
+
+			snprintf(buf, sizeof(buf), "%s-%d", name ? name : "process", s->pid);
+			put_frame(m, buf);
+			first = false;
+		}
 		if (oo->thread_frames) {
 			const char *name = profile_thread_name(p, s->tid);
 			char buf[64];
 
 			snprintf(buf, sizeof(buf), "%s-%d", name ? name : "thread", s->tid);
+			if (!first)
+				fputc(';', m);
 			put_frame(m, buf);
 			first = false;
 		}

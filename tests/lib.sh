@@ -325,3 +325,22 @@ free_pid() {
 	done
 	echo "$p"
 }
+
+# ---- several processes (--follow-forks) -------------------------------------
+
+# process_table PID [FILE]: the table of process PID's own section of a
+# report ("process PID (name): ..." up to the next blank line), to give to
+# self_pct and the like as their FILE.
+process_table() {
+	awk -v p="$1" '$1 == "process" && $2 == p { on = 1; next } on && /^$/ { exit } on' "${2:-$OUT}"
+}
+
+# main_table [FILE]: the report's first table, over every sample.
+main_table() {
+	awk '$1 == "self" && $2 == "self%" { on = 1 } on && /^$/ { exit } on' "${1:-$OUT}"
+}
+
+# report_pids [FILE]: the pids of the report's process sections, in order.
+report_pids() {
+	awk '$1 == "process" && $3 ~ /^\(/ { print $2 }' "${1:-$OUT}"
+}
