@@ -121,6 +121,7 @@ int sampler_init(struct sampler *sp, struct session *s, const struct unwinder_op
 	sp->max_frames = max_frames;
 	sp->pcs = xcalloc(max_frames, sizeof(*sp->pcs));
 	stacks_init(&sp->stacks);
+	sp->hooks.fd = -1;
 	sp->unwinder = unwinder;
 	if (!target_of(sp, s->procs[0], &ret))
 		return ret < 0 ? ret : -ESRCH;
@@ -307,7 +308,7 @@ int sampler_run(struct sampler *sp)
 {
 	struct session *s = sp->session;
 	uint64_t period = sp->period_ns = 1000000000ULL / sp->frequency;
-	uint64_t start = now_ns(), end = 0, cpu0;
+	uint64_t start = now_ns(), end = 0, cpu0, next_interval = 0;
 	struct itimerspec its;
 	int tfd;
 
@@ -323,6 +324,8 @@ int sampler_run(struct sampler *sp)
 	}
 	if (sp->duration > 0)
 		end = start + (uint64_t)(sp->duration * 1e9);
+	if (sp->hooks.interval_ns)
+		next_interval = start + sp->hooks.interval_ns;
 	cpu0 = cpu_time_ns();
 	sp->stats.fds_before = count_open_fds();
 	{
@@ -337,25 +340,38 @@ int sampler_run(struct sampler *sp)
 	session_reap(s);
 
 	for (;;) {
-		struct pollfd pfd[2] = {
+		struct pollfd pfd[3] = {
 			{ .fd = tfd, .events = POLLIN },
 			{ .fd = s->sigfd, .events = POLLIN },
+			{ .fd = sp->hooks.fd, .events = POLLIN },
 		};
 		struct timespec ts, *tsp = NULL;
-		uint64_t now;
+		uint64_t now, until;
 
-		if (session_done(s) || s->stop_signal)
+		if (session_done(s) || s->stop_signal || sp->stop)
 			break;
 		now = now_ns();
-		if (end) {
-			if (now >= end)
-				break;
-			ts.tv_sec = (time_t)((end - now) / 1000000000ULL);
-			ts.tv_nsec = (long)((end - now) % 1000000000ULL);
+		if (end && now >= end)
+			break;
+		if (next_interval && now >= next_interval) {
+			sp->hooks.on_interval(sp, sp->hooks.arg);
+			next_interval += sp->hooks.interval_ns;
+			if (next_interval <= now)
+				next_interval = now + sp->hooks.interval_ns;
+			continue;
+		}
+		until = end;
+		if (next_interval && (!until || next_interval < until))
+			until = next_interval;
+		if (until) {
+			ts.tv_sec = (time_t)((until - now) / 1000000000ULL);
+			ts.tv_nsec = (long)((until - now) % 1000000000ULL);
 			tsp = &ts;
 		}
-		if (ppoll(pfd, 2, tsp, NULL) < 0 && errno != EINTR)
+		if (ppoll(pfd, sp->hooks.fd >= 0 ? 3 : 2, tsp, NULL) < 0 && errno != EINTR)
 			break;
+		if (sp->hooks.fd >= 0 && (pfd[2].revents & (POLLIN | POLLHUP | POLLERR)))
+			sp->hooks.on_fd(sp, sp->hooks.arg);
 		if (pfd[1].revents & POLLIN) {
 			session_read_signals(s);
 			session_reap(s);

@@ -40,8 +40,23 @@ struct target {
 	void *unwind_state;             /* NULL once the process is gone */
 };
 
+struct sampler;
+
+/* For a live view: called from the sampling loop between ticks, in
+ * ctprof's own time, every INTERVAL_NS and whenever FD is readable.  Either
+ * may set the sampler's stop flag to end sampling. */
+struct sampler_hooks {
+	uint64_t interval_ns;           /* 0: no interval calls */
+	void (*on_interval)(struct sampler *sp, void *arg);
+	int fd;                         /* -1: none */
+	void (*on_fd)(struct sampler *sp, void *arg);
+	void *arg;
+};
+
 struct sampler {
 	struct session *session;
+	struct sampler_hooks hooks;     /* all unset after sampler_init */
+	bool stop;                      /* a hook asked to stop sampling */
 	struct target **targets;        /* [0] is the session's target */
 	size_t ntargets, tcap;
 	struct maps *maps;              /* the first target's */

@@ -66,6 +66,7 @@ void stacks_add(struct stacks *st, pid_t pid, pid_t tid, const uint64_t *frames,
 	s->tid = tid;
 	s->nframes = n;
 	s->count = 1;
+	s->mark = 0;
 	s->frames = xmalloc((n ? n : 1) * sizeof(*frames));
 	memcpy(s->frames, frames, n * sizeof(*frames));
 	st->n++;

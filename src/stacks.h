@@ -17,6 +17,7 @@ struct stack {
 	uint64_t *frames;       /* owned by the table */
 	uint32_t nframes;
 	pid_t pid, tid;
+	uint64_t mark;          /* free for the table's users (0 when added) */
 };
 
 struct stacks {
