@@ -16,9 +16,10 @@ for p in clang libclang-rt-14-dev; do
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$p" >/dev/null
 	}
 done
-# meson generates profile.pb-c.[ch] from profile.proto.
+# meson generates profile.pb-c.[ch] from profile.proto, and the table of
+# system call names.
 [ -d build ] || meson setup build >/dev/null
-ninja -C build src/profile.pb-c.c >/dev/null
+ninja -C build src/profile.pb-c.c src/syscall-names.h >/dev/null
 
 out=build-fuzz
 mkdir -p "$out"

@@ -3,6 +3,7 @@
 #ifndef CTPROF_CAPTURE_H
 #define CTPROF_CAPTURE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -19,6 +20,11 @@ struct capture {
 	size_t stack_len;
 	uint64_t stack_top;             /* end of the mapping holding sp, 0 if unknown */
 	uint64_t stall_ns;              /* PTRACE_INTERRUPT to resume */
+	bool blocked;                   /* wall-clock mode: the thread was not
+	                                 * running; it waits in regs.orig_rax */
+	uint64_t ns;                    /* the time the sample stands for */
+	uint64_t run;                   /* its CPU time, read before the stop */
+	bool at_exit;                   /* taken at its exit, not interrupted */
 };
 
 #endif

@@ -29,6 +29,10 @@ static void usage(FILE *f)
 "                           and theirs; the report has a table per process\n"
 "Sampling:\n"
 "  -F, --frequency=HZ       samples per second, %d to %d (default %d)\n"
+"      --wall               wall-clock profile: every thread counts at every tick,\n"
+"                           a blocked one with the system call it waits in\n"
+"      --weight=WEIGHT      samples (default), or cputime: each sample weighs the\n"
+"                           CPU time its thread used since its previous sample\n"
 "      --stack-size=BYTES   stack bytes copied per sample, 1k to 1m (default 64k)\n"
 "      --max-frames=N       frames unwound per sample, %d to %d (default %d)\n"
 "      --unwinder=NAME      libunwind or libdw (default %s)\n"
@@ -112,7 +116,7 @@ static int parse_size(const char *s, size_t *out)
 }
 
 enum { OPT_STACK_SIZE = 256, OPT_MAX_FRAMES, OPT_DEBUGINFOD, OPT_VERSION, OPT_UNWINDER, OPT_FORMAT, OPT_NO_THREAD, OPT_TOP, OPT_SORT,
-       OPT_PER_THREAD, OPT_TID, OPT_LINES, OPT_CALLGRAPH, OPT_NO_DEMANGLE };
+       OPT_PER_THREAD, OPT_TID, OPT_LINES, OPT_CALLGRAPH, OPT_NO_DEMANGLE, OPT_WALL, OPT_WEIGHT };
 
 static const struct option long_opts[] = {
 	{ "pid",        required_argument, NULL, 'p' },
@@ -135,6 +139,8 @@ static const struct option long_opts[] = {
 	{ "lines",      no_argument,       NULL, OPT_LINES },
 	{ "callgraph",  no_argument,       NULL, OPT_CALLGRAPH },
 	{ "no-demangle", no_argument,      NULL, OPT_NO_DEMANGLE },
+	{ "wall",       no_argument,       NULL, OPT_WALL },
+	{ "weight",     required_argument, NULL, OPT_WEIGHT },
 	{ "version",    no_argument,       NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 }
 };
@@ -278,6 +284,16 @@ int cli_parse(int argc, char **argv, struct options *o, int *exit_code)
 		case OPT_NO_DEMANGLE:
 			o->no_demangle = true;
 			break;
+		case OPT_WALL:
+			o->wall = true;
+			break;
+		case OPT_WEIGHT:
+			if (strcmp(optarg, "samples") && strcmp(optarg, "cputime")) {
+				error_msg("invalid weight '%s': expected samples or cputime", optarg);
+				return usage_error(exit_code);
+			}
+			o->cputime = !strcmp(optarg, "cputime");
+			break;
 		case OPT_UNWINDER:
 			if (!unwinder_find(optarg)) {
 				error_msg("invalid unwinder '%s': expected libunwind or libdw", optarg);
@@ -297,7 +313,7 @@ int cli_parse(int argc, char **argv, struct options *o, int *exit_code)
 	}
 
 	if (o->report) {
-		if (o->pid || o->duration || o->follow_forks || optind != argc - 1) {
+		if (o->pid || o->duration || o->follow_forks || o->wall || o->cputime || optind != argc - 1) {
 			error_msg(optind >= argc ? "report: give the profile file to read, e.g. ctprof report out.pb.gz"
 				  : "report: give one profile file and output options only; see 'ctprof --help'");
 			return usage_error(exit_code);
@@ -314,6 +330,10 @@ int cli_parse(int argc, char **argv, struct options *o, int *exit_code)
 	}
 	if (!o->pid && !o->argv) {
 		error_msg("nothing to profile: give -p PID or a command; see 'ctprof --help'");
+		return usage_error(exit_code);
+	}
+	if (o->wall && o->cputime) {
+		error_msg("--wall counts time, --weight=cputime CPU time: give one of them");
 		return usage_error(exit_code);
 	}
 	verbose_level = o->verbose;

@@ -23,6 +23,8 @@ struct options {
 	char **argv;            /* the command (NULL-terminated), NULL in attach mode */
 	double duration;        /* -d seconds, 0 = until the target ends or Ctrl-C */
 	bool follow_forks;      /* -f: profile the processes it forks too */
+	bool wall;              /* --wall: every thread at every tick */
+	bool cputime;           /* --weight=cputime */
 	unsigned frequency;     /* -F Hz */
 	const char *outputs[8]; /* -o FILE..., none: stdout */
 	unsigned noutputs;

@@ -156,10 +156,13 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	ret = sampler_init(&sp, &s, unwinder_find(o.unwinder), o.frequency, o.duration, o.stack_size, o.max_frames);
-	if (ret < 0)
+	if (ret < 0) {
 		error_msg("cannot start sampling pid %d: %s", s.pid, strerror(-ret));
-	else
+	} else {
+		sp.wall = o.wall;
+		sp.cputime = o.cputime;
 		sampler_run(&sp);
+	}
 	if (s.nthreads)
 		session_detach(&s);
 	ri.fds_after = count_open_fds();
@@ -177,6 +180,9 @@ int main(int argc, char **argv)
 	prof.pid = s.pid;
 	prof.comm = strpool_intern(&prof.strings, s.comm);
 	prof.frequency = o.frequency;
+	prof.wall = o.wall;
+	prof.cputime = o.cputime;
+	prof.kernel_cpu_ns = sp.stats.kernel_cpu_ns;
 	prof.time_ns = sp.stats.start_realtime_ns;
 	prof.duration_ns = (int64_t)sp.stats.wall_ns;
 	profile_from_stacks(&prof, &sp.stacks, sz, sp.maps);
@@ -196,6 +202,7 @@ int main(int argc, char **argv)
 	ri.unwinder = o.unwinder;
 	ri.verbose = o.verbose;
 	ri.distinct_stacks = sp.stacks.n;
+	ri.wall = o.wall;
 	ret = emit(&o, outs, &prof, &ri);
 	profile_release(&prof);
 	sampler_release(&sp);

@@ -83,6 +83,17 @@ static inline uint64_t frame_key(uint32_t module, uint64_t off)
 	return ((uint64_t)module << FRAME_KEY_BITS) | (off & FRAME_KEY_MASK);
 }
 static inline uint32_t frame_key_module(uint64_t key) { return (uint32_t)(key >> FRAME_KEY_BITS); }
+/* Not a module: the leaf frame of a thread blocked in system call NR (a
+ * module id never reaches it), or with NR FRAME_WAITING blocked elsewhere,
+ * or FRAME_UNSAMPLED: CPU time a thread used after its last sample, charged
+ * at its exit (--weight=cputime). */
+#define FRAME_MODULE_SYSCALL 0xffffu
+#define FRAME_WAITING FRAME_KEY_MASK
+#define FRAME_UNSAMPLED (FRAME_KEY_MASK - 1)
+static inline uint64_t frame_key_syscall(long nr)
+{
+	return frame_key(FRAME_MODULE_SYSCALL, nr < 0 ? FRAME_WAITING : (uint64_t)nr);
+}
 static inline uint64_t frame_key_offset(uint64_t key) { return key & FRAME_KEY_MASK; }
 
 /* Set up for process PID and read its maps.  0 or -errno. */

@@ -101,7 +101,7 @@ int svg_profile_write(FILE *f, const struct profile *p, const struct run_info *r
 				d++;
 			}
 		}
-		stacks[n].count = s->count;
+		stacks[n].count = profile_sample_weight(p, s);
 		stacks[n].nframes = d;
 		stacks[n].names = names;
 		stacks[n].modules = modules;

@@ -118,8 +118,8 @@ int pprof_write(FILE *f, const struct profile *p, const struct run_info *ri,
 	int64_t *values = xcalloc(2 * p->nsamples + 1, sizeof(*values));
 	int64_t period = (int64_t)(1000000000ULL / (p->frequency ? p->frequency : 1));
 	struct strtab st = { 0 };	/* strings must outlive it: literals, the profile's, comment[] */
-	int64_t comments[3];
-	char comment[3][300];
+	int64_t comments[4];
+	char comment[4][300];
 	uint8_t *buf;
 	size_t i, len;
 	int ret;
@@ -131,7 +131,7 @@ int pprof_write(FILE *f, const struct profile *p, const struct run_info *ri,
 	vt[0].type = strtab_add(&st, ("samples"));
 	vt[0].unit = strtab_add(&st, ("count"));
 	vt[1] = (Perftools__Profiles__ValueType)PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
-	vt[1].type = strtab_add(&st, ("cpu"));
+	vt[1].type = strtab_add(&st, (p->wall ? "wall" : "cpu"));
 	vt[1].unit = strtab_add(&st, ("nanoseconds"));
 	vt[2] = vt[1];
 	vtp[0] = &vt[0];
@@ -217,8 +217,7 @@ int pprof_write(FILE *f, const struct profile *p, const struct run_info *ri,
 		s->n_location_id = ps->nlocs;
 		s->location_id = &ids[ps->first_loc];
 		values[2 * i] = (int64_t)ps->count;
-		if (__builtin_mul_overflow((int64_t)ps->count, period, &values[2 * i + 1]))
-			values[2 * i + 1] = INT64_MAX;
+		values[2 * i + 1] = ps->ns > INT64_MAX ? INT64_MAX : (int64_t)ps->ns;
 		s->n_value = 2;
 		s->value = &values[2 * i];
 		lb = &labels[nl * i];
@@ -263,6 +262,11 @@ int pprof_write(FILE *f, const struct profile *p, const struct run_info *ri,
 	comments[1] = strtab_add(&st, comment[1]);
 	comments[2] = strtab_add(&st, comment[2]);
 	prof.n_comment = ri || p->footer ? 3 : 2;
+	if (p->cputime) {
+		snprintf(comment[3], sizeof(comment[3]), "ctprof: weight cputime, kernel %llu ns",
+			 (unsigned long long)p->kernel_cpu_ns);
+		comments[prof.n_comment++] = strtab_add(&st, comment[3]);
+	}
 	prof.comment = comments;
 
 	prof.n_string_table = st.n;
@@ -463,7 +467,7 @@ int pprof_read_mem(const uint8_t *raw, size_t rawlen, const char *path, struct p
 	uint32_t *loc_of;               /* location index -> profile loc index */
 	uint32_t *map_of;               /* mapping index -> profile map (1-based) */
 	uint32_t *func_map;             /* function index -> mapping, from its first location */
-	int64_t period = 0;
+	int64_t period = 0, total_ns = 0;
 
 	if (!rawlen) {
 		error_msg("cannot read '%s': the file is empty", path);
@@ -499,10 +503,12 @@ int pprof_read_mem(const uint8_t *raw, size_t rawlen, const char *path, struct p
 			bad = "a sample type names a string out of range";
 			goto invalid;
 		}
-		if (!strcmp(type, "samples") && !strcmp(unit, "count"))
+		if (!strcmp(type, "samples") && !strcmp(unit, "count")) {
 			count_idx = (long)i;
-		else if (!strcmp(type, "cpu") && !strcmp(unit, "nanoseconds"))
+		} else if ((!strcmp(type, "cpu") || !strcmp(type, "wall")) && !strcmp(unit, "nanoseconds")) {
 			cpu_idx = (long)i;
+			p->wall = !strcmp(type, "wall");
+		}
 	}
 	if (count_idx < 0 && cpu_idx < 0) {
 		error_msg("cannot read '%s': it is not a CPU profile (it has no samples/count or cpu/nanoseconds values%s%s)",
@@ -512,7 +518,8 @@ int pprof_read_mem(const uint8_t *raw, size_t rawlen, const char *path, struct p
 		return -1;
 	}
 	if (pr->period_type && str_at(pr, pr->period_type->type) &&
-	    !strcmp(str_at(pr, pr->period_type->type), "cpu") &&
+	    (!strcmp(str_at(pr, pr->period_type->type), "cpu") ||
+	     !strcmp(str_at(pr, pr->period_type->type), "wall")) &&
 	    str_at(pr, pr->period_type->unit) && !strcmp(str_at(pr, pr->period_type->unit), "nanoseconds"))
 		period = pr->period;
 	if (count_idx < 0 && period <= 0) {
@@ -643,7 +650,7 @@ int pprof_read_mem(const uint8_t *raw, size_t rawlen, const char *path, struct p
 	for (i = 0; i < pr->n_sample; i++) {
 		const Perftools__Profiles__Sample *s = pr->sample[i];
 		struct psample *ps;
-		int64_t v;
+		int64_t v, ns;
 		size_t k;
 
 		if (s->n_value != pr->n_sample_type) {
@@ -657,9 +664,20 @@ int pprof_read_mem(const uint8_t *raw, size_t rawlen, const char *path, struct p
 			bad = "a sample's count is out of range";
 			goto invalid_free;
 		}
+		/* The time it stands for: as written (CPU-time weights), or
+		 * its count of periods. */
+		if (cpu_idx >= 0)
+			ns = s->value[cpu_idx];
+		else if (__builtin_mul_overflow(v, period > 0 ? period : 1000000000, &ns))
+			ns = -1;
+		if (ns < 0 || ns > (1LL << 55) || (total_ns += ns) > (1LL << 62)) {
+			bad = "a sample's time is out of range";
+			goto invalid_free;
+		}
 		GROW(p->samples, p->samples_cap, p->nsamples + 1);
 		ps = &p->samples[p->nsamples];
 		ps->count = (uint64_t)v;
+		ps->ns = (uint64_t)ns;
 		ps->pid = 0;
 		ps->tid = 0;
 		ps->first_loc = (uint32_t)p->nsample_locs;
@@ -715,6 +733,9 @@ int pprof_read_mem(const uint8_t *raw, size_t rawlen, const char *path, struct p
 			p->comm = strpool_intern(&p->strings, comm);
 		} else if (c && sscanf(c, "ctprof: threads %lu", &threads) == 1) {
 			p->threads_seen = threads;
+		} else if (c && sscanf(c, "ctprof: weight cputime, kernel %lu ns", &threads) == 1) {
+			p->cputime = true;
+			p->kernel_cpu_ns = threads;
 		} else if (c && !strncmp(c, "ctprof: report: ", 16) && c[16]) {
 			p->footer = strpool_intern(&p->strings, c + 16);
 		}

@@ -185,3 +185,59 @@ bool proc_self_has_cap(int cap)
 	free(buf);
 	return (eff >> cap) & 1;
 }
+
+int proc_open_task_schedstat(pid_t pid, pid_t tid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, tid);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+int64_t proc_runtime(int fd)
+{
+	char buf[128];
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* "run_ns wait_ns timeslices" */
+	return strtoll(buf, NULL, 10);
+}
+
+int proc_wait_site(pid_t pid, pid_t tid, long *nr, uint64_t *sp, uint64_t *pc)
+{
+	unsigned long long v[8];
+	char path[64], buf[256];
+	ssize_t n;
+	int fd, k;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", pid, tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* "running", "-1 SP PC", or "NR A1 .. A6 SP PC" (hex after NR). */
+	if (sscanf(buf, "%ld", nr) != 1)
+		return -1;
+	k = sscanf(buf, "%*d %llx %llx %llx %llx %llx %llx %llx %llx",
+		   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
+	if (k == 2) {
+		*sp = v[0];
+		*pc = v[1];
+	} else if (k == 8) {
+		*sp = v[6];
+		*pc = v[7];
+	} else {
+		return -1;
+	}
+	return 0;
+}

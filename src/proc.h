@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct proc_stat {
@@ -30,6 +31,18 @@ int proc_open_task_stat(pid_t pid, pid_t tid);
 char proc_state(int stat_fd, int *cpu);
 /* The parsing half of proc_state(), on the NUL-terminated text BUF. */
 char proc_state_parse(const char *buf, int *cpu);
+
+/* Open /proc/PID/task/TID/schedstat for repeated proc_runtime() calls. */
+int proc_open_task_schedstat(pid_t pid, pid_t tid);
+/* The thread's CPU time in nanoseconds (user and system, as the scheduler
+ * accounts it), from its kept-open schedstat fd; -1 if unreadable. */
+int64_t proc_runtime(int schedstat_fd);
+
+/* Where a blocked thread waits, from /proc/PID/task/TID/syscall: the
+ * system call number (-1: blocked, but not in a system call), its stack
+ * pointer and the address after the call.  0, or -1 if it is not blocked
+ * (running) or cannot be read. */
+int proc_wait_site(pid_t pid, pid_t tid, long *nr, uint64_t *sp, uint64_t *pc);
 
 /* Read an integer field ("TracerPid", "Uid", ...) of /proc/PID/status.
  * For "Uid"/"Gid" the first (real) id is returned.  0 or -errno. */

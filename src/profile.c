@@ -1,5 +1,6 @@
 /* profile.c - see profile.h. */
 #include "profile.h"
+#include "syscalls.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -121,10 +122,11 @@ const char *profile_process_name(const struct profile *p, pid_t pid)
 	return NULL;
 }
 
-size_t profile_processes(const struct profile *p, pid_t **pidsp, uint64_t **countsp)
+size_t profile_processes(const struct profile *p, pid_t **pidsp, uint64_t **countsp, uint64_t **nsp)
 {
 	pid_t *pids = xcalloc(p->nsamples + 1, sizeof(*pids));
 	uint64_t *counts = xcalloc(p->nsamples + 1, sizeof(*counts));
+	uint64_t *ns = xcalloc(p->nsamples + 1, sizeof(*ns));
 	size_t n = 0, i, j;
 
 	for (i = 0; i < p->nsamples; i++) {
@@ -133,22 +135,33 @@ size_t profile_processes(const struct profile *p, pid_t **pidsp, uint64_t **coun
 		if (j == n)
 			pids[n++] = p->samples[i].pid;
 		counts[j] += p->samples[i].count;
+		ns[j] += p->samples[i].ns;
 	}
 	/* Insertion sort: few processes. */
 	for (i = 1; i < n; i++)
-		for (j = i; j > 0 && (counts[j] > counts[j - 1] ||
-				      (counts[j] == counts[j - 1] && pids[j] < pids[j - 1])); j--) {
+		for (j = i; j > 0 && (ns[j] > ns[j - 1] ||
+				      (ns[j] == ns[j - 1] && pids[j] < pids[j - 1])); j--) {
 			pid_t tp = pids[j];
-			uint64_t tc = counts[j];
+			uint64_t tc = counts[j], tn = ns[j];
 
 			pids[j] = pids[j - 1];
 			counts[j] = counts[j - 1];
+			ns[j] = ns[j - 1];
 			pids[j - 1] = tp;
 			counts[j - 1] = tc;
+			ns[j - 1] = tn;
 		}
 	*pidsp = pids;
 	*countsp = counts;
+	*nsp = ns;
 	return n;
+}
+
+bool profile_func_is_wait(const struct profile *p, uint32_t f)
+{
+	const char *n = p->funcs[f].system_name;
+
+	return p->funcs[f].mapping == 0 && (!strncmp(n, "[syscall: ", 10) || !strcmp(n, "[waiting]"));
 }
 
 bool profile_multiprocess(const struct profile *p)
@@ -259,6 +272,32 @@ static uint32_t builder_loc(struct builder *b, uint64_t key)
 		if (b->locs[j].key == key)
 			return b->locs[j].loc;
 
+	if (module == FRAME_MODULE_SYSCALL) {
+		/* Where a blocked thread waits: a frame of no module. */
+		uint64_t nr = frame_key_offset(key);
+		const char *name = nr >= FRAME_UNSAMPLED ? NULL : syscall_name((long)nr);
+		char buf[64];
+
+		if (nr == FRAME_WAITING)
+			snprintf(buf, sizeof(buf), "[waiting]");
+		else if (nr == FRAME_UNSAMPLED)
+			snprintf(buf, sizeof(buf), "[unsampled, to exit]");
+		else if (name)
+			snprintf(buf, sizeof(buf), "[syscall: %s]", name);
+		else
+			snprintf(buf, sizeof(buf), "[syscall: %llu]", (unsigned long long)nr);
+		GROW(p->locs, p->locs_cap, p->nlocs + 1);
+		loc = &p->locs[p->nlocs];
+		loc->mapping = 0;
+		loc->address = 0;
+		loc->first_line = (uint32_t)p->nlines;
+		loc->nlines = 1;
+		GROW(p->lines, p->lines_cap, p->nlines + 1);
+		p->lines[p->nlines].func = profile_add_func(p, buf, NULL, 0, 0);
+		p->lines[p->nlines].line = 0;
+		p->nlines++;
+		goto added;
+	}
 	mapping = builder_mapping(b, module);
 	n = symbolizer_lookup(b->sz, key, &lv);
 	GROW(p->locs, p->locs_cap, p->nlocs + 1);
@@ -275,6 +314,7 @@ static uint32_t builder_loc(struct builder *b, uint64_t key)
 		p->lines[p->nlines].line = lv[i].src_line;
 		p->nlines++;
 	}
+added:
 	b->locs[j].used = true;
 	b->locs[j].key = key;
 	b->locs[j].loc = (uint32_t)p->nlocs;
@@ -296,6 +336,7 @@ void profile_from_stacks(struct profile *p, const struct stacks *st,
 		GROW(p->samples, p->samples_cap, p->nsamples + 1);
 		ps = &p->samples[p->nsamples++];
 		ps->count = s->count;
+		ps->ns = s->ns;
 		ps->pid = s->pid;
 		ps->tid = s->tid;
 		ps->first_loc = (uint32_t)p->nsample_locs;
@@ -387,7 +428,14 @@ void profile_flat(const struct profile *p, pid_t pid, pid_t tid, enum flat_sort 
 
 		if ((tid && s->tid != tid) || (pid && s->pid != pid))
 			continue;
-		out->total += s->count;
+		out->total += s->ns;
+		out->samples += s->count;
+		if (s->nlocs) {
+			const struct ploc *leaf = &p->locs[p->sample_locs[s->first_loc]];
+
+			if (leaf->nlines && profile_func_is_wait(p, p->lines[leaf->first_line].func))
+				out->waiting += s->ns;
+		}
 		for (k = 0; k < s->nlocs; k++) {
 			const struct ploc *loc = &p->locs[p->sample_locs[s->first_loc + k]];
 			uint32_t l;
@@ -410,11 +458,11 @@ void profile_flat(const struct profile *p, pid_t pid, pid_t tid, enum flat_sort 
 				}
 				rows[key].func = ln->func;
 				if (k == 0 && l == 0)
-					rows[key].self += s->count;
+					rows[key].self += s->ns;
 				/* Recursion: a function counts once per sample. */
 				if (stamp[key] != i + 1) {
 					stamp[key] = i + 1;
-					rows[key].cum += s->count;
+					rows[key].cum += s->ns;
 				}
 			}
 		}
@@ -541,7 +589,7 @@ void profile_callgraph(const struct profile *p, pid_t tid, struct callgraph *cg)
 			GROW(stamp, scap, idx + 1);
 			if (stamp[idx] != i + 1) {
 				stamp[idx] = i + 1;
-				e->count += s->count;
+				e->count += s->ns;
 			}
 		}
 	}

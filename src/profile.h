@@ -48,7 +48,8 @@ struct pmap {
 };
 
 struct psample {
-	uint64_t count;
+	uint64_t count;         /* samples */
+	uint64_t ns;            /* the time they stand for */
 	pid_t pid;              /* its process; 0 if unknown */
 	pid_t tid;
 	uint32_t first_loc;     /* sample_locs[first_loc .. +nlocs): leaf first */
@@ -68,10 +69,15 @@ struct pprocess {
 struct profile {
 	pid_t pid;              /* the target */
 	const char *comm;
-	unsigned frequency;     /* Hz; each sample is 1e9/frequency ns of CPU */
+	unsigned frequency;     /* Hz; each sample is 1e9/frequency ns of CPU,
+	                         * or of wall-clock time, unless cputime */
+	bool wall;              /* a wall-clock profile: waiting counts too */
+	bool cputime;           /* samples weigh the CPU time their thread
+	                         * used since its previous one */
 	int64_t time_ns;        /* start, since the epoch */
 	int64_t duration_ns;
 	uint64_t total;         /* sum of sample counts */
+	uint64_t kernel_cpu_ns; /* cputime: what the kernel accounted, 0 unknown */
 	size_t threads_seen;    /* threads of the run, sampled or not; 0: unknown */
 	const char *footer;     /* the run's "what was lost" line, or NULL */
 
@@ -119,9 +125,17 @@ const char *profile_thread_name(const struct profile *p, pid_t tid);
 void profile_set_process(struct profile *p, pid_t pid, const char *comm);
 /* The name of process PID, or NULL. */
 const char *profile_process_name(const struct profile *p, pid_t pid);
-/* The processes of the samples, by samples, most first, with their counts
- * in COUNTS (both arrays malloc'd); their number. */
-size_t profile_processes(const struct profile *p, pid_t **pids, uint64_t **counts);
+/* The processes of the samples, by time, most first, with their sample
+ * counts in COUNTS and their time in NS (arrays malloc'd); their number. */
+size_t profile_processes(const struct profile *p, pid_t **pids, uint64_t **counts, uint64_t **ns);
+/* What sample S weighs in folded stacks and flame graphs: its count, or
+ * with CPU-time weights, microseconds. */
+static inline uint64_t profile_sample_weight(const struct profile *p, const struct psample *s)
+{
+	return p->cputime ? (s->ns + 500) / 1000 : s->count;
+}
+/* Is function F a thread's wait ("[syscall: read]", "[waiting]")? */
+bool profile_func_is_wait(const struct profile *p, uint32_t f);
 /* Do the samples come from more than one process? */
 bool profile_multiprocess(const struct profile *p);
 /* The module name of a mapping index (1-based), or "anon". */
@@ -134,13 +148,16 @@ enum flat_sort { SORT_SELF, SORT_CUM };
 struct flat_row {
 	uint32_t func;
 	int line;               /* with by_line: the source line */
-	uint64_t self, cum;
+	uint64_t self, cum;     /* nanoseconds */
 };
 
 struct flat {
 	struct flat_row *rows;
 	size_t n;
-	uint64_t total;         /* samples counted (after the thread filter) */
+	uint64_t total;         /* nanoseconds counted (after the filter) */
+	uint64_t samples;       /* samples counted */
+	uint64_t waiting;       /* nanoseconds whose leaf is a system call
+	                         * or another wait (wall-clock profiles) */
 };
 
 /* Self and cumulative counts of every function in the samples of process
@@ -155,7 +172,8 @@ void flat_release(struct flat *f);
 
 struct edge {
 	uint32_t caller, callee;        /* function indices */
-	uint64_t count;                 /* samples with this call, once each */
+	uint64_t count;                 /* nanoseconds of the samples with
+	                                 * this call, once each */
 };
 
 struct callgraph {

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static long long to_ms(uint64_t samples, unsigned hz)
+static long long to_ms(uint64_t ns)
 {
-	return (long long)((samples * 1000 + hz / 2) / hz);
+	return (long long)((ns + 500000) / 1000000);
 }
 
 static const char *base_name(const char *path)
@@ -50,6 +50,9 @@ static void verbose_lines(FILE *f, const struct run_info *ri)
 
 	fprintf(f, "profiler: %" PRIu64 " ticks, %" PRIu64 " samples, %zu distinct stacks, %zu threads seen, %" PRIu64 " ticks missed\n",
 		st->ticks, st->samples, ri->distinct_stacks, ri->threads_seen, st->missed);
+	if (ri->wall)
+		fprintf(f, "profiler: wall-clock: %" PRIu64 " stops of blocked threads, %" PRIu64 " samples of blocked threads counted without a stop, %" PRIu64 " wait sites read\n",
+			st->blocked_stops, st->reused, st->site_reads);
 	fprintf(f, "profiler: target stopped per sample: median %.1f us, mean %.1f us, p99 %.1f us\n",
 		sampler_stall_percentile(st, 50), (double)st->stall_ns / 1e3 / (double)ns,
 		sampler_stall_percentile(st, 99));
@@ -98,19 +101,20 @@ static void table(FILE *f, const struct profile *p, const struct flat *fl, uint6
 	for (i = 0; i < n; i++) {
 		const struct flat_row *r = &fl->rows[i];
 		const struct pfunc *fn = &p->funcs[r->func];
+		const char *module = profile_func_is_wait(p, r->func) ? "kernel"
+				     : fn->mapping == 0 && !strcmp(fn->system_name, "[unsampled, to exit]") ? "ctprof"
+				     : profile_map_name(p, fn->mapping);
 		char loc[256];
 
 		fprintf(f, "%7lldms %6.1f%% %7lldms %6.1f%%  ",
-			to_ms(r->self, p->frequency), 100.0 * (double)r->self / t,
-			to_ms(r->cum, p->frequency), 100.0 * (double)r->cum / t);
+			to_ms(r->self), 100.0 * (double)r->self / t,
+			to_ms(r->cum), 100.0 * (double)r->cum / t);
 		if (oo->lines) {
 			location(loc, sizeof(loc), fn->file, r->line);
-			fprintf(f, "%-24s  %-24s [%s]\n", loc, func_name(fn, oo),
-				profile_map_name(p, fn->mapping));
+			fprintf(f, "%-24s  %-24s [%s]\n", loc, func_name(fn, oo), module);
 		} else {
 			location(loc, sizeof(loc), fn->file, fn->line);
-			fprintf(f, "%-24s  %-14s [%s]\n", func_name(fn, oo), loc,
-				profile_map_name(p, fn->mapping));
+			fprintf(f, "%-24s  %-14s [%s]\n", func_name(fn, oo), loc, module);
 		}
 	}
 	if (n < fl->n)
@@ -147,8 +151,8 @@ static void callgraph(FILE *f, const struct profile *p, const struct flat *fl, u
 
 		fprintf(f, "\n%s  [%s]  cum %lldms %.1f%%, self %lldms %.1f%%\n",
 			func_name(&p->funcs[r->func], oo), profile_map_name(p, p->funcs[r->func].mapping),
-			to_ms(r->cum, p->frequency), 100.0 * (double)r->cum / (double)(total ? total : 1),
-			to_ms(r->self, p->frequency), 100.0 * (double)r->self / (double)(total ? total : 1));
+			to_ms(r->cum), 100.0 * (double)r->cum / (double)(total ? total : 1),
+			to_ms(r->self), 100.0 * (double)r->self / (double)(total ? total : 1));
 		for (pass = 0; pass < 2; pass++) {
 			for (j = 0, n = 0; j < cg.n; j++)
 				if ((pass == 0 ? cg.edges[j].callee : cg.edges[j].caller) == r->func)
@@ -159,7 +163,7 @@ static void callgraph(FILE *f, const struct profile *p, const struct flat *fl, u
 			for (j = 0; j < n; j++) {
 				const struct pfunc *other = &p->funcs[pass == 0 ? sel[j]->caller : sel[j]->callee];
 
-				fprintf(f, "    %7lldms %6.1f%%  %s\n", to_ms(sel[j]->count, p->frequency),
+				fprintf(f, "    %7lldms %6.1f%%  %s\n", to_ms(sel[j]->count),
 					100.0 * (double)sel[j]->count / cum, func_name(other, oo));
 			}
 		}
@@ -191,18 +195,18 @@ int report_write(FILE *f, const struct profile *p, const struct run_info *ri,
 	size_t i, threads = ri ? ri->threads_seen : p->threads_seen ? p->threads_seen : p->nthreads;
 	size_t nprocs;
 	pid_t *pids;
-	uint64_t *pcounts;
+	uint64_t *pcounts, *pns;
 	char lost[256];
 
 	if (!oo)
 		oo = &defaults;
 	profile_flat(p, 0, 0, oo->sort, oo->lines, &fl);
-	nprocs = profile_processes(p, &pids, &pcounts);
+	nprocs = profile_processes(p, &pids, &pcounts, &pns);
 	if (!threads)
 		threads = distinct_threads(p);
-	fprintf(f, "total: %" PRIu64 " %s, %.2f s of CPU at %u Hz, %zu %s",
-		fl.total, plural(fl.total, "sample", "samples"),
-		(double)fl.total / p->frequency, p->frequency,
+	fprintf(f, "total: %" PRIu64 " %s, %.2f s of %s at %u Hz, %zu %s",
+		fl.samples, plural(fl.samples, "sample", "samples"),
+		(double)fl.total / 1e9, p->wall ? "thread time" : "CPU", p->frequency,
 		threads, plural(threads, "thread", "threads"));
 	/* A profile from elsewhere may not say which process it was. */
 	if (p->pid)
@@ -210,8 +214,23 @@ int report_write(FILE *f, const struct profile *p, const struct run_info *ri,
 	if (nprocs > 1)
 		fprintf(f, " and its children: %zu processes", nprocs);
 	fputc('\n', f);
-	fprintf(f, "on-CPU profile over %.2f s; percentages are of all %" PRIu64 " samples\n",
-		(double)p->duration_ns / 1e9, fl.total);
+	if (p->wall) {
+		fprintf(f, "wall-clock profile over %.2f s: every thread at every tick; percentages are of all %" PRIu64 " samples\n",
+			(double)p->duration_ns / 1e9, fl.samples);
+		fprintf(f, "running %.1f%%, waiting in system calls %.1f%%\n",
+			100.0 * (double)(fl.total - fl.waiting) / (double)(fl.total ? fl.total : 1),
+			100.0 * (double)fl.waiting / (double)(fl.total ? fl.total : 1));
+	} else if (p->cputime) {
+		fprintf(f, "on-CPU profile over %.2f s, samples weighted by CPU time: %.2f s in samples, %.2f s by %u Hz sampling",
+			(double)p->duration_ns / 1e9, (double)fl.total / 1e9,
+			(double)fl.samples / p->frequency, p->frequency);
+		if (p->kernel_cpu_ns)
+			fprintf(f, ", %.2f s accounted by the kernel", (double)p->kernel_cpu_ns / 1e9);
+		fprintf(f, "; percentages are of the CPU time in samples\n");
+	} else {
+		fprintf(f, "on-CPU profile over %.2f s; percentages are of all %" PRIu64 " samples\n",
+			(double)p->duration_ns / 1e9, fl.samples);
+	}
 	if (!oo->per_thread) {
 		table(f, p, &fl, fl.total, oo);
 		/* Forks followed: the same, process by process. */
@@ -221,7 +240,7 @@ int report_write(FILE *f, const struct profile *p, const struct run_info *ri,
 
 			fprintf(f, "\nprocess %d (%s): %" PRIu64 " %s, %.1f%% of all\n", pids[i],
 				name ? name : "?", pcounts[i], plural(pcounts[i], "sample", "samples"),
-				100.0 * (double)pcounts[i] / (double)(fl.total ? fl.total : 1));
+				100.0 * (double)pns[i] / (double)(fl.total ? fl.total : 1));
 			profile_flat(p, pids[i], 0, oo->sort, oo->lines, &pf);
 			table(f, p, &pf, fl.total, oo);
 			flat_release(&pf);
@@ -231,6 +250,7 @@ int report_write(FILE *f, const struct profile *p, const struct run_info *ri,
 		pid_t *tids = xcalloc(p->nsamples + 1, sizeof(*tids));
 		pid_t *tpids = xcalloc(p->nsamples + 1, sizeof(*tpids));
 		uint64_t *counts = xcalloc(p->nsamples + 1, sizeof(*counts));
+		uint64_t *tns = xcalloc(p->nsamples + 1, sizeof(*tns));
 		size_t nt = 0, j;
 
 		for (i = 0; i < p->nsamples; i++) {
@@ -241,19 +261,22 @@ int report_write(FILE *f, const struct profile *p, const struct run_info *ri,
 				tids[nt++] = p->samples[i].tid;
 			}
 			counts[j] += p->samples[i].count;
+			tns[j] += p->samples[i].ns;
 		}
 		for (i = 1; i < nt; i++)
-			for (j = i; j > 0 && (counts[j] > counts[j - 1] ||
-					      (counts[j] == counts[j - 1] && tids[j] < tids[j - 1])); j--) {
+			for (j = i; j > 0 && (tns[j] > tns[j - 1] ||
+					      (tns[j] == tns[j - 1] && tids[j] < tids[j - 1])); j--) {
 				pid_t t = tids[j], tp = tpids[j];
-				uint64_t c = counts[j];
+				uint64_t c = counts[j], tn = tns[j];
 
 				tids[j] = tids[j - 1];
 				tpids[j] = tpids[j - 1];
 				counts[j] = counts[j - 1];
+				tns[j] = tns[j - 1];
 				tids[j - 1] = t;
 				tpids[j - 1] = tp;
 				counts[j - 1] = c;
+				tns[j - 1] = tn;
 			}
 		for (i = 0; i < nt; i++) {
 			const char *name = profile_thread_name(p, tids[i]);
@@ -267,7 +290,7 @@ int report_write(FILE *f, const struct profile *p, const struct run_info *ri,
 			}
 			fprintf(f, ": %" PRIu64 " %s, %.1f%% of all\n",
 				counts[i], plural(counts[i], "sample", "samples"),
-				100.0 * (double)counts[i] / (double)(fl.total ? fl.total : 1));
+				100.0 * (double)tns[i] / (double)(fl.total ? fl.total : 1));
 			profile_flat(p, tpids[i], tids[i], oo->sort, oo->lines, &tf);
 			table(f, p, &tf, fl.total, oo);
 			flat_release(&tf);
@@ -275,9 +298,11 @@ int report_write(FILE *f, const struct profile *p, const struct run_info *ri,
 		free(tids);
 		free(tpids);
 		free(counts);
+		free(tns);
 	}
 	free(pids);
 	free(pcounts);
+	free(pns);
 	if (oo->callgraph)
 		callgraph(f, p, &fl, fl.total, oo);
 	flat_release(&fl);

@@ -20,6 +20,7 @@ struct run_info {
 	int verbose;
 	int fds_after;                  /* ctprof's open fds after detaching */
 	size_t distinct_stacks;
+	bool wall;                      /* --wall */
 };
 
 /* The line that says what was lost in the run, into BUF. */

@@ -13,6 +13,7 @@
 #include "proc.h"
 #include "util.h"
 
+#include <asm/unistd.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -30,6 +31,30 @@
 #define STOP_TIMEOUT_NS 100000000ULL
 /* How long it polls for the stops before it sleeps. */
 #define SPIN_NS 200000ULL
+
+/* The thread's CPU time now, its schedstat file opened on first use. */
+static int64_t thread_runtime(struct thread *t)
+{
+	if (t->schedstat_fd < 0)
+		t->schedstat_fd = proc_open_task_schedstat(t->proc->pid, t->tid);
+	return proc_runtime(t->schedstat_fd);
+}
+
+/* --weight=cputime: the CPU time T used since its last sample, up to the
+ * time read in T->run_mark, which is now accounted for. */
+static uint64_t cpu_weight(struct thread *t)
+{
+	uint64_t base = t->run_known ? t->run_ns : 0, w;
+
+	w = t->run_mark > base ? t->run_mark - base : 0;
+	if (t->run_mark > base || !t->run_known)
+		t->run_ns = t->run_mark;
+	if (!t->run_known) {
+		t->run_first = 0;
+		t->run_known = true;
+	}
+	return w;
+}
 
 /* The session's callback: the thread is stopped; take only what must be
  * taken while it is. */
@@ -54,6 +79,10 @@ static struct capture *capture_thread(void *arg, struct thread *t)
 	c->stall_ns = 0;
 	if (ptrace(PTRACE_GETREGS, t->tid, 0, &c->regs) < 0)
 		return NULL;
+	c->blocked = t->blocked_sample;
+	c->run = t->run_mark;
+	c->at_exit = false;
+	c->ns = sp->cputime ? cpu_weight(t) : sp->period_ns;
 	c->sp = c->regs.rsp;
 	/* Copy from SP up to the end of its mapping (the stack's top), at
 	 * most stack_size bytes, in one system call. */
@@ -106,6 +135,105 @@ static struct target *target_of(struct sampler *sp, struct process *p, int *err)
 		sp->maps = &tgt->maps;
 	p->priv = tgt;
 	return tgt->unwind_state ? tgt : NULL;
+}
+
+/* --weight=cputime, at a thread's exit (it is stopped there): the CPU
+ * time it used since its last sample would be in no sample, so it is
+ * charged to where it exits from. */
+static void thread_exits(void *arg, struct thread *t)
+{
+	struct sampler *sp = arg;
+	int64_t run = thread_runtime(t);
+	struct capture *c;
+
+	if (run < 0)
+		return;
+	sp->stats.kernel_cpu_ns += (uint64_t)run - (t->run_known ? t->run_first : 0);
+	if ((uint64_t)run <= (t->run_known ? t->run_ns : 0) || !target_of(sp, t->proc, NULL))
+		return;
+	t->run_mark = (uint64_t)run;
+	t->blocked_sample = false;
+	c = capture_thread(sp, t);
+	if (c)
+		c->at_exit = true;
+}
+
+/* --wall: count blocked thread T's last stack again, without a stop. */
+static void count_again(struct sampler *sp, struct thread *t)
+{
+	if (!t->last_frames)
+		return;
+	stacks_add(&sp->stacks, t->proc->pid, t->tid, t->last_frames, t->last_n, 1, sp->period_ns);
+	sp->stats.reused++;
+}
+
+/* --wall: blocked thread T ran since its last stack was taken (its CPU
+ * time, in run_mark, moved): but maybe only to come back to the same call
+ * from the same place, as it does after the stop that took that stack,
+ * or after a wakeup that changed nothing.  Then the stack is the same. */
+static bool still_waiting(struct sampler *sp, struct thread *t)
+{
+	uint64_t wsp, wpc;
+	long nr;
+
+	if (!t->last_frames)
+		return false;
+	sp->stats.site_reads++;
+	if (proc_wait_site(t->proc->pid, t->tid, &nr, &wsp, &wpc) == 0 &&
+	    nr == t->wait_nr && wsp == t->wait_sp && wpc == t->wait_pc) {
+		t->last_run = t->run_mark;
+		return true;
+	}
+	return false;
+}
+
+/* Not in the uapi headers: the kernel's codes for an interrupted call. */
+#define ERESTARTSYS 512
+#define ERESTARTNOINTR 513
+#define ERESTARTNOHAND 514
+#define ERESTART_RESTARTBLOCK 516
+
+/* Was the capture's thread stopped in the middle of a system call, which
+ * it returns to after the stop? */
+static bool in_syscall(const struct capture *c)
+{
+	long long rax = (long long)c->regs.rax;
+
+	return (long long)c->regs.orig_rax >= 0 &&
+	       (rax == -EINTR || rax == -ERESTARTSYS || rax == -ERESTARTNOINTR ||
+		rax == -ERESTARTNOHAND || rax == -ERESTART_RESTARTBLOCK);
+}
+
+/* --wall: the blocked thread's stack, with its system call as the leaf,
+ * is kept to be counted at each tick while it waits there. */
+static void remember_wait(struct sampler *sp, const struct capture *c, const uint64_t *keys,
+			  unsigned n)
+{
+	struct thread *t = session_thread(sp->session, c->tid);
+
+	if (!t)
+		return;
+	free(t->last_frames);
+	t->last_frames = xmalloc((n ? n : 1) * sizeof(*keys));
+	memcpy(t->last_frames, keys, n * sizeof(*keys));
+	t->last_n = n;
+	t->last_run = c->run;
+	/* After a stop, nanosleep and the like come back as restart_syscall. */
+	t->wait_nr = (long long)c->regs.rax == -ERESTART_RESTARTBLOCK ? __NR_restart_syscall
+								     : (long)c->regs.orig_rax;
+	t->wait_sp = c->regs.rsp;
+	t->wait_pc = c->regs.rip;
+}
+
+static void forget_wait(struct sampler *sp, pid_t tid)
+{
+	struct thread *t = session_thread(sp->session, tid);
+
+	if (t && t->last_frames) {
+		free(t->last_frames);
+		t->last_frames = NULL;
+		t->last_n = 0;
+	}
 }
 
 int sampler_init(struct sampler *sp, struct session *s, const struct unwinder_ops *unwinder,
@@ -196,9 +324,11 @@ static void unwind_captures(struct sampler *sp)
 		enum unwind_result res;
 		unsigned n = 0, j;
 
-		st->samples++;
-		st->stall_ns += c->stall_ns;
-		st->stall_hist[us < STALL_BUCKETS ? us : STALL_BUCKETS - 1]++;
+		if (!c->at_exit) {
+			st->samples++;
+			st->stall_ns += c->stall_ns;
+			st->stall_hist[us < STALL_BUCKETS ? us : STALL_BUCKETS - 1]++;
+		}
 
 		res = sp->unwinder->walk(tgt->unwind_state, c, sp->pcs, sp->max_frames, &n);
 		if (res == UNWIND_COMPLETE)
@@ -210,7 +340,26 @@ static void unwind_captures(struct sampler *sp)
 		st->frames += n;
 		for (j = 0; j < n; j++)
 			sp->pcs[j] = maps_frame_key(&tgt->maps, sp->pcs[j]);
-		stacks_add(&sp->stacks, tgt->proc->pid, c->tid, sp->pcs, n);
+		if (c->blocked && in_syscall(c)) {
+			/* The leaf says which call it waits in. */
+			if (n == sp->max_frames)
+				n--;
+			memmove(sp->pcs + 1, sp->pcs, n * sizeof(*sp->pcs));
+			sp->pcs[0] = frame_key_syscall((long)c->regs.orig_rax);
+			n++;
+			st->blocked_stops++;
+			remember_wait(sp, c, sp->pcs, n);
+		} else if (sp->wall) {
+			forget_wait(sp, c->tid);
+		} else if (c->at_exit) {
+			/* Not a sample of where the time went: it is said so. */
+			if (n == sp->max_frames)
+				n--;
+			memmove(sp->pcs + 1, sp->pcs, n * sizeof(*sp->pcs));
+			sp->pcs[0] = frame_key(FRAME_MODULE_SYSCALL, FRAME_UNSAMPLED);
+			n++;
+		}
+		stacks_add(&sp->stacks, tgt->proc->pid, c->tid, sp->pcs, n, c->at_exit ? 0 : 1, c->ns);
 		st->unwind_ns += now_ns() - t0;
 		note_thread(sp, tgt->proc->pid, c->tid);
 	}
@@ -253,13 +402,53 @@ static void tick(struct sampler *sp)
 		struct thread *t = &s->threads[i];
 		int cpu = -1;
 
-		if (t->listening || t->sample_wanted || t->exiting)
+		char state;
+
+		if (t->listening || t->exiting)
 			continue;
-		if (proc_state(t->stat_fd, &cpu) != 'R')
+		if (t->sample_wanted) {
+			/* Its stop is late: it waits where it did. */
+			if (sp->wall)
+				count_again(sp, t);
+			continue;
+		}
+		if (sp->wall) {
+			/* A thread that has not run since its stack was taken
+			 * waits where it did: one small read, no stop.  (A
+			 * thread that woke less than a scheduler tick ago may
+			 * not show its new run time yet: one tick of error.) */
+			int64_t run = thread_runtime(t);
+
+			if (run >= 0)
+				t->run_mark = (uint64_t)run;
+			if (run >= 0 && t->last_frames && (uint64_t)run == t->last_run) {
+				count_again(sp, t);
+				continue;
+			}
+		}
+		state = proc_state(t->stat_fd, &cpu);
+		if (!state || (state != 'R' && !sp->wall))
 			continue;
 		if (!target_of(sp, t->proc, NULL))
 			continue;
-		if (session_interrupt(s, t) == 0 && (cpu < 0 || cpu == here))
+		t->blocked_sample = false;
+		if (state == 'R') {
+			if (sp->cputime) {
+				int64_t run = thread_runtime(t);
+
+				if (run >= 0)
+					t->run_mark = (uint64_t)run;
+			}
+		} else if (state == 'T' || state == 't' || state == 'Z' || state == 'X' ||
+			   still_waiting(sp, t)) {
+			/* Stopped or on its way out: as it was, if known. */
+			count_again(sp, t);
+			continue;
+		} else {
+			t->blocked_sample = true;
+		}
+		/* A blocked thread wakes up to stop, maybe on our CPU. */
+		if (session_interrupt(s, t) == 0 && (cpu < 0 || cpu == here || t->blocked_sample))
 			spin = 0;
 	}
 	/* A thread that is runnable but waiting for a CPU stops only when it
@@ -334,6 +523,17 @@ int sampler_run(struct sampler *sp)
 		clock_gettime(CLOCK_REALTIME, &rt);
 		sp->stats.start_realtime_ns = (int64_t)rt.tv_sec * 1000000000LL + rt.tv_nsec;
 	}
+	if (sp->cputime) {
+		/* CPU time used before profiling is not the profile's. */
+		for (size_t i = 0; i < s->nthreads; i++) {
+			struct thread *t = &s->threads[i];
+			int64_t run = thread_runtime(t);
+
+			t->run_ns = t->run_first = run > 0 ? (uint64_t)run : 0;
+			t->run_known = run >= 0;
+		}
+		s->on_exit = thread_exits;
+	}
 	raise_priority(sp);
 	/* From here on, statuses are reaped after the signalfd says there
 	 * are some (SIGCHLD), and only then. */
@@ -401,6 +601,16 @@ int sampler_run(struct sampler *sp)
 	 * caches and file descriptors go now, not at exit. */
 	if (sp->ncaps)
 		unwind_captures(sp);
+	if (sp->cputime) {
+		for (size_t i = 0; i < s->nthreads; i++) {
+			struct thread *t = &s->threads[i];
+			int64_t run = t->exiting ? -1 : thread_runtime(t);
+
+			if (run >= 0)
+				sp->stats.kernel_cpu_ns += (uint64_t)run - (t->run_known ? t->run_first : 0);
+		}
+		s->on_exit = NULL;
+	}
 	for (size_t i = 0; i < sp->ntargets; i++) {
 		if (sp->targets[i]->unwind_state)
 			sp->unwinder->fini(sp->targets[i]->unwind_state);

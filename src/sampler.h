@@ -20,6 +20,13 @@ struct sampler_stats {
 	uint64_t ticks;                 /* timer expirations */
 	uint64_t missed;                /* expirations that came too late to use */
 	uint64_t samples;               /* captures taken */
+	uint64_t blocked_stops;         /* --wall: captures of blocked threads */
+	uint64_t reused;                /* --wall: samples of blocked threads
+	                                 * counted again without a stop */
+	uint64_t site_reads;            /* --wall: wait sites read to tell */
+	uint64_t kernel_cpu_ns;         /* --weight=cputime: the CPU time the
+	                                 * kernel accounted to the threads
+	                                 * while they were profiled */
 	uint64_t unwind_complete, unwind_truncated, unwind_failed;
 	uint64_t frames;                /* sum of frames over samples */
 	uint64_t unwind_ns;             /* time spent unwinding */
@@ -57,6 +64,9 @@ struct sampler {
 	struct session *session;
 	struct sampler_hooks hooks;     /* all unset after sampler_init */
 	bool stop;                      /* a hook asked to stop sampling */
+	bool wall;                      /* every thread counts at every tick */
+	bool cputime;                   /* a sample weighs the CPU time its
+	                                 * thread used since its last one */
 	struct target **targets;        /* [0] is the session's target */
 	size_t ntargets, tcap;
 	struct maps *maps;              /* the first target's */

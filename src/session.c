@@ -94,6 +94,7 @@ static struct thread *thread_add(struct session *s, struct process *p, pid_t tid
 	t->tid = tid;
 	t->proc = p;
 	t->stat_fd = proc_open_task_stat(p->pid, tid);
+	t->schedstat_fd = -1;
 	p->nthreads++;
 	s->threads_seen++;
 	return t;
@@ -108,6 +109,9 @@ static void thread_remove(struct session *s, struct thread *t)
 	}
 	if (t->stat_fd >= 0)
 		close(t->stat_fd);
+	if (t->schedstat_fd >= 0)
+		close(t->schedstat_fd);
+	free(t->last_frames);
 	t->proc->nthreads--;
 	*t = s->threads[--s->nthreads];
 }
@@ -136,6 +140,11 @@ static struct process *process_of_new(struct session *s, pid_t tid)
 	if (s->follow_forks && tgid == tid)
 		return process_add(s, tid);
 	return NULL;
+}
+
+struct thread *session_thread(struct session *s, pid_t tid)
+{
+	return thread_find(s, tid);
 }
 
 bool session_done(const struct session *s)
@@ -250,6 +259,17 @@ static void handle_exec(struct session *s, struct thread *t)
 	if (t && t->stat_fd >= 0) {
 		close(t->stat_fd);
 		t->stat_fd = proc_open_task_stat(p->pid, p->pid);
+	}
+	/* Its files named the old leader, whose run time it does not have. */
+	if (t && t->schedstat_fd >= 0) {
+		close(t->schedstat_fd);
+		t->schedstat_fd = -1;
+	}
+	if (t) {
+		free(t->last_frames);
+		t->last_frames = NULL;
+		t->last_n = 0;
+		t->run_known = false;
 	}
 	proc_comm(p->pid, p->comm, sizeof(p->comm));
 	if (p == s->procs[0])
@@ -389,6 +409,8 @@ static void handle_status(struct session *s, pid_t tid, int status)
 		break;
 	case PTRACE_EVENT_EXIT:
 		drop_sample(s, t);
+		if (s->on_exit)
+			s->on_exit(s->sample_arg, t);
 		t->exiting = true;
 		resume(s, t, 0);
 		break;

@@ -38,12 +38,27 @@ struct thread {
 	bool sample_wanted;     /* interrupted for a sample: its next stop is one */
 	bool exiting;           /* reported PTRACE_EVENT_EXIT */
 	uint64_t interrupt_ns;
+
+	/* The sampler's, for wall-clock mode and CPU-time weighting. */
+	int schedstat_fd;       /* /proc/PID/task/TID/schedstat, -1 until needed */
+	bool blocked_sample;    /* the sample asked for is of a blocked thread */
+	uint64_t run_mark;      /* its CPU time (schedstat) read for this sample */
+	uint64_t run_ns;        /* its CPU time already in a sample's weight */
+	uint64_t run_first;     /* its CPU time when first seen */
+	bool run_known;         /* run_ns and run_first are set */
+	uint64_t *last_frames;  /* blocked: the stack it waits with */
+	unsigned last_n;
+	uint64_t last_run;      /* ... and its CPU time, unchanged while it waits */
+	long wait_nr;           /* ... the system call (-1: none) */
+	uint64_t wait_sp, wait_pc; /* ... and where it was made */
 };
 
 /* Called while thread T is stopped for a sample; it captures registers and
  * stack and nothing else.  Returns the capture (its stall_ns is filled in
  * once T runs again), or NULL if nothing was captured. */
 typedef struct capture *(*sample_fn)(void *arg, struct thread *t);
+/* Called while thread T is stopped at its exit (PTRACE_EVENT_EXIT). */
+typedef void (*exit_fn)(void *arg, struct thread *t);
 
 struct session {
 	pid_t pid;              /* the target's thread group id */
@@ -59,6 +74,7 @@ struct session {
 	sigset_t old_mask;
 
 	sample_fn on_sample;
+	exit_fn on_exit;        /* NULL: nothing to do at a thread's exit */
 	void *sample_arg;
 	unsigned waiting;       /* threads interrupted whose stop has not come */
 	bool detaching;
@@ -89,6 +105,9 @@ int session_attach(struct session *s, pid_t pid);
 /* Start ARGV traced from its exec.  On failure, print why and return -1
  * with *status set to the exit status to use (125, 126 or 127). */
 int session_launch(struct session *s, char **argv, int *status);
+
+/* The traced thread TID, or NULL. */
+struct thread *session_thread(struct session *s, pid_t tid);
 
 /* Handle every wait status that is ready, without blocking.  Returns the
  * number handled. */

@@ -40,7 +40,8 @@ static void rehash(struct stacks *st)
 	st->cap = ncap;
 }
 
-void stacks_add(struct stacks *st, pid_t pid, pid_t tid, const uint64_t *frames, unsigned n)
+void stacks_add(struct stacks *st, pid_t pid, pid_t tid, const uint64_t *frames, unsigned n,
+		unsigned count, uint64_t ns)
 {
 	uint64_t h = fnv1a(FNV_OFFSET, &tid, sizeof(tid));
 	struct stack *s;
@@ -56,8 +57,10 @@ void stacks_add(struct stacks *st, pid_t pid, pid_t tid, const uint64_t *frames,
 			break;
 		if (s->hash == h && s->tid == tid && s->pid == pid && s->nframes == n &&
 		    !memcmp(s->frames, frames, n * sizeof(*frames))) {
-			s->count++;
-			st->total++;
+			s->count += count;
+			s->ns += ns;
+			st->total += count;
+			st->total_ns += ns;
 			return;
 		}
 	}
@@ -65,10 +68,12 @@ void stacks_add(struct stacks *st, pid_t pid, pid_t tid, const uint64_t *frames,
 	s->pid = pid;
 	s->tid = tid;
 	s->nframes = n;
-	s->count = 1;
+	s->count = count;
+	s->ns = ns;
 	s->mark = 0;
 	s->frames = xmalloc((n ? n : 1) * sizeof(*frames));
 	memcpy(s->frames, frames, n * sizeof(*frames));
 	st->n++;
-	st->total++;
+	st->total += count;
+	st->total_ns += ns;
 }

@@ -14,6 +14,7 @@
 struct stack {
 	uint64_t hash;
 	uint64_t count;
+	uint64_t ns;            /* the time its samples stand for */
 	uint64_t *frames;       /* owned by the table */
 	uint32_t nframes;
 	pid_t pid, tid;
@@ -24,12 +25,15 @@ struct stacks {
 	struct stack *tab;      /* open addressing; frames == NULL: empty */
 	size_t cap, n;
 	uint64_t total;         /* sum of counts */
+	uint64_t total_ns;      /* sum of ns */
 };
 
 void stacks_init(struct stacks *st);
 void stacks_release(struct stacks *st);
-/* Count one more sample of FRAMES[0..N) in thread TID of process PID. */
-void stacks_add(struct stacks *st, pid_t pid, pid_t tid, const uint64_t *frames, unsigned n);
+/* Count COUNT more samples of FRAMES[0..N) in thread TID of process PID,
+ * standing for NS nanoseconds (of CPU or of wall-clock time). */
+void stacks_add(struct stacks *st, pid_t pid, pid_t tid, const uint64_t *frames, unsigned n,
+		unsigned count, uint64_t ns);
 
 #define stacks_for_each(st, s) \
 	for ((s) = (st)->tab; (s) < (st)->tab + (st)->cap; (s)++) if ((s)->frames)

@@ -2,6 +2,7 @@
  * speedscope read them: one line per distinct stack, root first, frames
  * separated by ';', one space, then the count:
  *     ctprof-demo-1234;_start;main;compute;hash_mix 42
+ * With --weight=cputime the number is microseconds of CPU, not samples.
  * With samples of several processes (--follow-forks), a frame for the
  * process comes first: make-1200;cc-1201;main;... 3
  * Inlined functions are frames of their own.  A ';' in a name would split
@@ -84,7 +85,7 @@ int folded_write(FILE *f, const struct profile *p, const struct run_info *ri,
 		FILE *m;
 		uint32_t k;
 
-		if (!s->count)
+		if (!profile_sample_weight(p, s))
 			continue;
 		m = open_memstream(&text, &len);
 		if (!m)
@@ -120,7 +121,7 @@ int folded_write(FILE *f, const struct profile *p, const struct run_info *ri,
 			}
 		}
 		fclose(m);
-		lines_add(&ls, text, s->count);
+		lines_add(&ls, text, profile_sample_weight(p, s));
 	}
 	for (i = 0; i < ls.n; i++) {
 		fprintf(f, "%s %" PRIu64 "\n", ls.v[i].text, ls.v[i].count);

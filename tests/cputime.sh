@@ -1,0 +1,42 @@
+#!/bin/bash
+# cputime: --weight=cputime makes each sample weigh the CPU time its thread
+# used since its previous sample, so the report's time adds up to what the
+# kernel accounted, even for bursts too short for 99 Hz: 200 threads of
+# 3 ms each, against the target's own getrusage().
+. "$(dirname "$0")/lib.sh"
+skip_unless_ptrace
+
+# header_secs WHAT: the N of "N s WHAT" in the cputime header line.
+header_secs() {
+	awk -v w="$1" '/samples weighted by CPU time/ {
+		n = split($0, f, /[:,;] */)
+		for (i = 1; i <= n; i++) if (index(f[i], w)) { split(f[i], g, " "); print g[1]; exit } }' "$OUT"
+}
+
+plan 8
+run_ctprof burst --weight=cputime -F 99 -- "$TARGETS/cpuburst" 200
+check "ran: exit 0" is_status 0
+kernel=$(awk '$1 == "cpuburst:" { printf "%.3f", $3 / 1e9 }' "$OUT")
+insamples=$(header_secs "in samples")
+accounted=$(header_secs "accounted by the kernel")
+bysampling=$(header_secs "by 99 Hz sampling")
+total=$(awk '$1 == "total:" { for (i = 1; i < NF; i++) if ($(i + 1) == "s") { print $i; exit } }' "$OUT")
+diag "getrusage $kernel s; report: $insamples s in samples ($total in the total line), $accounted s accounted, $bysampling s by sampling"
+check "the header gives both figures" eval '[ -n "$insamples" ] && [ -n "$bysampling" ] && [ -n "$accounted" ]'
+ratio=$(awk -v a="$insamples" -v b="$kernel" 'BEGIN { if (b > 0) printf "%.3f", a / b }')
+diag "report / getrusage = $ratio"
+check "the report's CPU time is the kernel's within 5%" \
+	eval 'ge "$ratio" 0.95 && le "$ratio" 1.05'
+check "the total line says the same time" test "$total" = "$insamples"
+check "main_work is there, in [cpuburst]" test "$(module_of main_work)" = "[cpuburst]"
+check "time after a thread's last sample is charged to [unsampled, to exit]" \
+	grep -q '\[unsampled, to exit\] .*\[ctprof\]$' "$OUT"
+
+# Without the weight: samples only, and a 99 Hz tick misses most bursts.
+run_ctprof plain -F 99 -- "$TARGETS/cpuburst" 200
+check "without --weight: the usual on-CPU header" grep -q '^on-CPU profile over [0-9.]* s; percentages are of all' "$OUT"
+
+run_ctprof bad --weight=cycles -- /bin/true
+check "--weight=cycles: a usage error naming the choices" \
+	eval 'is_status 2 && err_says "expected samples or cputime"'
+finish

@@ -1,0 +1,77 @@
+#!/bin/bash
+# wall: --wall counts every thread at every tick.  A server that mostly
+# waits shows where it waits: the system call as the leaf and the code that
+# made it; the header says which mode and splits running from waiting.
+# Idle threads are stopped about once each, not at every tick, and the
+# waits that ctprof's stops break are restarted: no EINTR, no failed
+# request, and real signals still interrupt.
+. "$(dirname "$0")/lib.sh"
+skip_unless_ptrace
+
+T=$TMP/tables
+mkdir -p "$T"
+
+# wall_stat FIELD: from -v's "profiler: wall-clock: N stops of blocked
+# threads, M samples ... counted without a stop, K wait sites read".
+wall_stat() {
+	awk -v f="$1" '$1 == "profiler:" && $2 == "wall-clock:" {
+		if (f == "stops") print $3; else if (f == "reused") print $8; else print $(NF - 3) }' "$OUT"
+}
+
+# A server: one thread in epoll_wait, one blocked in read on a pipe, a
+# client sleeping between requests.
+run_ctprof server --wall -v -F 199 -- "$TARGETS/echoserver" 1500
+check "server: every request answered, no EINTR" \
+	eval 'is_status 0 && grep -q " failed 0 eintr 0$" "$OUT"'
+check "server: the header says wall-clock" grep -q '^wall-clock profile over ' "$OUT"
+running=$(awk '$1 == "running" { sub(/%,?$/, "", $2); print $2 }' "$OUT")
+waiting=$(awk '$1 == "running" { sub(/%$/, "", $NF); print $NF }' "$OUT")
+diag "running $running%, waiting $waiting%"
+check "server: mostly waiting (>= 80% in system calls)" ge "$waiting" 80
+diag "reader cum $(cum_pct reader)%, server cum $(cum_pct server)%"
+awk '$5 == "[syscall:" { print $6, $2 }' "$OUT" >"$T/calls"
+diag "waits: $(sed 's/^/[syscall: /' "$T/calls" | tr '\n' ' ')"
+check "server: it waits in epoll_wait (>= 20%)" \
+	eval 'ge "$(awk "\$1 == \"epoll_wait]\" { sub(/%/, \"\", \$2); print \$2 }" "$T/calls")" 20'
+check "server: and in read (>= 20%)" \
+	eval 'ge "$(awk "\$1 == \"read]\" { sub(/%/, \"\", \$2); print \$2 }" "$T/calls")" 20'
+check "server: from the code that made the calls (server, reader cum >= 20%)" \
+	eval 'ge "$(cum_pct server)" 20 && ge "$(cum_pct reader)" 20'
+check "server: the waits are in [kernel], the callers in [echoserver]" \
+	eval 'grep -q "^ .*\[syscall: epoll_wait\] .*\[kernel\]$" "$OUT" && test "$(module_of server)" = "[echoserver]"'
+
+# 300 idle threads and one that works a fifth of the time.
+run_ctprof idle --wall -v -F 99 -- "$TARGETS/idlers" 300 2
+stops=$(wall_stat stops)
+reused=$(wall_stat reused)
+ticks=$(awk '$1 == "profiler:" && $3 == "ticks," { print $2 }' "$OUT")
+diag "idle: $ticks ticks, $stops stops of blocked threads, $reused samples counted without a stop"
+check "idle: ran, all threads joined" eval 'is_status 0 && grep -q "^idlers: 300 threads, done$" "$OUT"'
+check "idle: every thread at every tick (>= 280 samples per tick)" \
+	ge "$(awk -v s="$(total_samples)" -v t="$ticks" 'BEGIN { print s / t }')" 280
+# Each idle thread once (some twice, when caught while starting), and the
+# worker once per sleep (40 times): far from 300 per tick.
+check "idle: blocked threads stopped about once each (<= 2 per thread)" le "$stops" 700
+check "idle: the idle threads wait in futex, in idle_thread" \
+	eval 'grep -q "\[syscall: futex\]" "$OUT" && ge "$(cum_pct idle_thread)" 90'
+
+# Attached to a server while it runs, and detached: nothing it notices.
+"$TARGETS/echoserver" 3000 >"$TMP/attached.out" &
+pid=$!
+bg_started "$pid"
+sleep 0.2
+run_ctprof attach --wall -F 999 -d 0.5 -p "$pid"
+check "attached --wall at 999 Hz: exit 0" is_status 0
+wait_child "$pid" 20
+diag "$(cat "$TMP/attached.out")"
+check "attached --wall: no failed request, no EINTR" \
+	eval 'is_status 0 && grep -q " failed 0 eintr 0$" "$TMP/attached.out"'
+
+run_ctprof sigwake --wall -F 999 -o /dev/null -- "$TARGETS/sigwake" 300
+check "--wall: real signals still interrupt epoll_pwait: 300 of 300" \
+	eval 'is_status 0 && grep -q "^sigwake: rounds 300 woken 300$" "$OUT"'
+
+run_ctprof both --wall --weight=cputime -- /bin/true
+check "--wall with --weight=cputime: a usage error" \
+	eval 'is_status 2 && err_says "give one of them"'
+finish
