@@ -3,7 +3,8 @@
 # benchmark client (a bounded number of requests), while ctprof profiles
 # it at 999 Hz.  A preloaded library (targets/eintrcount.c) counts the
 # EINTRs its epoll_wait returns to redis: there must be none, and no
-# request may fail.  (A syscall tracer would count the EINTRs that ctprof
+# request may fail; then the same in wall-clock mode (--wall), which
+# stops redis's blocked threads too.  (A syscall tracer would count the EINTRs that ctprof
 # hands back to the kernel to restart, which redis never sees.)
 . "$(dirname "$0")/lib.sh"
 skip_unless_ptrace attach
@@ -13,7 +14,7 @@ done
 # Debian's redis-server is a link to redis-check-rdb: the module's name.
 module=$(basename "$(readlink -f "$(command -v redis-server)")")
 
-plan 7
+plan 11
 port=$((20000 + RANDOM % 20000))
 LD_PRELOAD=$TARGETS/libeintrcount.so EINTR_COUNT_FILE=$TMP/eintr \
 	redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no \
@@ -42,5 +43,26 @@ OUT=$TMP/redis.txt
 check "redis's own code is in the profile ([$module])" grep -q "\\[$module\\]" "$OUT"
 check "redis's epoll_wait returned no EINTR" test "$(cat "$TMP/eintr")" = 0
 check "redis is left untraced and answering" \
+	eval 'untraced "$rpid" && redis-cli -p "$port" ping | grep -q PONG'
+
+# --wall: the blocked threads are stopped too, once per wait.
+"$CTPROF" --wall -v -F 999 -d 4 -p "$rpid" -o "$TMP/wall.txt" 2>"$TMP/ctprof-wall.err" &
+cpid=$!
+bg_started "$cpid"
+sleep 0.3
+redis-benchmark -p "$port" -q -n 40000 -c 4 -t set,get >"$TMP/bench.out" 2>&1
+brc=$?
+wait_child "$cpid" 20
+crc=$RC
+tr '\r' '\n' <"$TMP/bench.out" | grep 'requests per second' | tail -2 >"$TMP/bench.txt"
+diag_file "$TMP/bench.txt"
+diag "--wall: EINTRs seen by redis: $(cat "$TMP/eintr"); $(grep 'stops of blocked' "$TMP/wall.txt")"
+OUT=$TMP/wall.txt
+check "--wall: redis-benchmark completed, SET and GET" \
+	eval '[ "$brc" = 0 ] && [ "$(grep -c "requests per second" "$TMP/bench.txt")" = 2 ]'
+check "--wall: a wall-clock report that shows redis waiting in epoll_wait" \
+	eval '[ "$crc" = 0 ] && grep -q "^wall-clock profile" "$OUT" && grep -q "\[syscall: epoll_wait\]" "$OUT"'
+check "--wall: redis's epoll_wait returned no EINTR" test "$(cat "$TMP/eintr")" = 0
+check "--wall: redis is left untraced and answering" \
 	eval 'untraced "$rpid" && redis-cli -p "$port" ping | grep -q PONG'
 finish
