@@ -36,6 +36,14 @@
 #  4. Accuracy: bperf under ctprof and perf record -e cpu-clock at 999 Hz,
 #     self% of its four work functions and the total variation distance
 #     (the computation of scripts/compare-perf.sh).
+#  6. Wall-clock and CPU time (needs build/tests/idlers and cpuburst):
+#     ctprof --wall on 500 idle threads and one working a fifth of the
+#     time (stops of blocked threads, samples counted without a stop, own
+#     CPU per tick), beside the on-CPU mode on the same target; and the
+#     CPU time of 200 threads of 3 ms against the target's getrusage, from
+#     ctprof --weight=cputime, ctprof's plain samples, and perf record
+#     -c 10101010 -e cpu-clock (a sample per 1/99 s of a thread's CPU; the
+#     sum of its periods), all at 99 Hz.
 #  5. Many threads: bench/threads64.c (4 busy, 60 blocked in futex,
 #     epoll_wait, read) under ctprof -F 999 -v.
 set -eu
@@ -90,6 +98,13 @@ if [ -x build/tests/bperf ]; then
 	bperf=$tmp/bperf
 else
 	say "build/tests/bperf is missing: part 4 (accuracy) is skipped"
+fi
+idlers= cpuburst=
+if [ -x build/tests/idlers ] && [ -x build/tests/cpuburst ]; then
+	cp build/tests/idlers build/tests/cpuburst "$tmp/"
+	idlers=$tmp/idlers cpuburst=$tmp/cpuburst
+else
+	say "build/tests/idlers or cpuburst is missing: part 6 is skipped"
 fi
 
 # --unwinder: rejected as a usage error (exit 2) means no such option or no
@@ -153,6 +168,35 @@ run() {
 		tail -5 "$tmp/err" >&2
 		exit 1
 	fi
+}
+
+# Part 6, one repetition.
+wallclock() {
+	local kernel mode
+	for mode in wall oncpu; do
+		if [ $mode = wall ]; then
+			run 60 "$ctprof" --wall -F 99 -v -o "$tmp/idle.txt" -- "$idlers" 500 5
+		else
+			run 60 "$ctprof" -F 99 -v -o "$tmp/idle.txt" -- "$idlers" 500 5
+		fi
+		ctstats idle.$mode "$tmp/idle.txt"
+		put idle.$mode.cpu_per_tick "$(awk -v c="$(tail -1 "$res/idle.$mode.cpu_ms")" -v t="$last_ticks" 'BEGIN { printf "%.1f", c * 1000 / t }')"
+		if [ $mode = wall ]; then
+			awk '$2 == "wall-clock:" { print $3, $8 }' "$tmp/idle.txt" >"$tmp/w"
+			put idle.stops "$(cut -d' ' -f1 "$tmp/w")"
+			put idle.reused "$(cut -d' ' -f2 "$tmp/w")"
+			put idle.stops_per_thread "$(div "$(cut -d' ' -f1 "$tmp/w")" 501)"
+		fi
+	done
+	run 60 "$ctprof" --weight=cputime -F 99 -o "$tmp/burst.txt" -- "$cpuburst" 200
+	kernel=$(awk '$1 == "cpuburst:" { print $3 / 1e9 }' "$tmp/out")
+	put burst.weighted "$(div "$(awk '/samples weighted by CPU time/ { for (i = 1; i < NF; i++) if ($(i + 1) == "s" && $(i + 2) == "in") { print $i; exit } }' "$tmp/burst.txt")" "$kernel")"
+	run 60 "$ctprof" -F 99 -o "$tmp/burst.txt" -- "$cpuburst" 200
+	kernel=$(awk '$1 == "cpuburst:" { print $3 / 1e9 }' "$tmp/out")
+	put burst.plain "$(div "$(awk '$1 == "total:" { print $2 / 99; exit }' "$tmp/burst.txt")" "$kernel")"
+	run 60 perf record -q -c 10101010 -e cpu-clock -o "$tmp/burst.data" -- "$cpuburst" 200
+	kernel=$(awk '$1 == "cpuburst:" { print $3 / 1e9 }' "$tmp/out")
+	put burst.perf "$(div "$(perf script -i "$tmp/burst.data" -F period 2>/dev/null | awk '{ s += $1 } END { print s / 1e9 }')" "$kernel")"
 }
 
 # ctstats PREFIX FILE: record the -v statistics of a ctprof report.
@@ -243,7 +287,7 @@ accuracy() {
 }
 
 # ----------------------------------------------------------------- run --
-declare -A part_us=([1]=0 [2]=0 [4]=0 [5]=0)
+declare -A part_us=([1]=0 [2]=0 [4]=0 [5]=0 [6]=0)
 now_us() { local t=$EPOCHREALTIME; echo "${t//[!0-9]/}"; }
 start_all=$(now_us)
 say "$reps repetitions; variants of part 1: ${variants[*]}"
@@ -300,6 +344,11 @@ for ((r = 0; r < reps; r++)); do
 	put t64.per_tick "$(div "$last_samples" "$last_ticks")"
 	put t64.per_sampled_tick "$(div "$last_samples" "$((last_ticks - last_missed))")"
 	part_us[5]=$((part_us[5] + $(now_us) - t0))
+
+	# Part 6.
+	t0=$(now_us)
+	if [ -n "$idlers" ]; then wallclock; fi
+	part_us[6]=$((${part_us[6]:-0} + $(now_us) - t0))
 done
 total_s=$(( ($(now_us) - start_all) / 1000000 ))
 
@@ -394,6 +443,29 @@ cat <<EOF
 | --- | --- | --- | --- | --- | --- |
 | $(us t64.stall_med) | $(us t64.stall_p99) | $(med t64.per_tick %.2f) | $(med t64.per_sampled_tick %.2f) | $(of t64.missed t64.ticks) | $(med t64.eintr %.0f) |
 
+EOF
+if [ -n "$idlers" ]; then
+cat <<EOF
+
+**6. Wall-clock mode and CPU-time weights.** build/tests/idlers: 500 threads
+idle in futex and one working a fifth of the time, 5 s at 99 Hz.
+
+| mode | stops of blocked threads | per thread | samples counted without a stop | ctprof CPU per tick | missed ticks |
+| --- | --- | --- | --- | --- | --- |
+| --wall | $(med idle.stops %.0f) | $(med idle.stops_per_thread %.2f) | $(med idle.reused %.0f) | $(us idle.wall.cpu_per_tick) | $(of idle.wall.missed idle.wall.ticks) |
+| on-CPU | 0 | 0 | 0 | $(us idle.oncpu.cpu_per_tick) | $(of idle.oncpu.missed idle.oncpu.ticks) |
+
+build/tests/cpuburst: 200 threads of 3 ms of CPU each, one after the other,
+and 3 ms of the main thread between them, at 99 Hz; the CPU time each
+profile gives, as a ratio to the target's own getrusage():
+
+| ctprof --weight=cputime | ctprof (samples / 99 Hz) | perf record -c 10101010 -e cpu-clock (sum of periods) |
+| --- | --- | --- |
+| $(med burst.weighted %.3f) | $(med burst.plain %.3f) | $(med burst.perf %.3f) |
+EOF
+fi
+cat <<EOF
+
 Time taken: part 1 (and the ctprof figures of 2 and 3) $(secs "${part_us[1]}"), floor $(secs "${part_us[2]}"),
-accuracy $(secs "${part_us[4]}"), many threads $(secs "${part_us[5]}"); $total_s s in all.
+accuracy $(secs "${part_us[4]}"), many threads $(secs "${part_us[5]}"), wall-clock and CPU time $(secs "${part_us[6]:-0}"); $total_s s in all.
 EOF

@@ -23,7 +23,7 @@ struct capture {
 	bool blocked;                   /* wall-clock mode: the thread was not
 	                                 * running; it waits in regs.orig_rax */
 	uint64_t ns;                    /* the time the sample stands for */
-	uint64_t run;                   /* its CPU time, read before the stop */
+	uint64_t slices;                /* times it got a CPU, read before the stop */
 	bool at_exit;                   /* taken at its exit, not interrupted */
 };
 

@@ -194,9 +194,9 @@ int proc_open_task_schedstat(pid_t pid, pid_t tid)
 	return open(path, O_RDONLY | O_CLOEXEC);
 }
 
-int64_t proc_runtime(int fd)
+int proc_schedstat(int fd, uint64_t *run_ns, uint64_t *slices)
 {
-	char buf[128];
+	char buf[128], *p, *end;
 	ssize_t n;
 
 	if (fd < 0)
@@ -205,8 +205,13 @@ int64_t proc_runtime(int fd)
 	if (n <= 0)
 		return -1;
 	buf[n] = '\0';
-	/* "run_ns wait_ns timeslices" */
-	return strtoll(buf, NULL, 10);
+	/* "run_ns wait_ns timeslices"; read every tick for idle threads */
+	*run_ns = strtoull(buf, &end, 10);
+	if (end == buf)
+		return -1;
+	strtoull(end, &p, 10);
+	*slices = strtoull(p, &end, 10);
+	return end == p ? -1 : 0;
 }
 
 int proc_wait_site(pid_t pid, pid_t tid, long *nr, uint64_t *sp, uint64_t *pc)

@@ -32,11 +32,13 @@ char proc_state(int stat_fd, int *cpu);
 /* The parsing half of proc_state(), on the NUL-terminated text BUF. */
 char proc_state_parse(const char *buf, int *cpu);
 
-/* Open /proc/PID/task/TID/schedstat for repeated proc_runtime() calls. */
+/* Open /proc/PID/task/TID/schedstat for repeated proc_schedstat() calls. */
 int proc_open_task_schedstat(pid_t pid, pid_t tid);
-/* The thread's CPU time in nanoseconds (user and system, as the scheduler
- * accounts it), from its kept-open schedstat fd; -1 if unreadable. */
-int64_t proc_runtime(int schedstat_fd);
+/* From a thread's kept-open schedstat fd: its CPU time in nanoseconds
+ * (user and system, as the scheduler accounts it; for a thread on a CPU
+ * now, only up to the scheduler's last update), and how many times it has
+ * been given a CPU (counted as it gets one).  0, or -1 if unreadable. */
+int proc_schedstat(int schedstat_fd, uint64_t *run_ns, uint64_t *slices);
 
 /* Where a blocked thread waits, from /proc/PID/task/TID/syscall: the
  * system call number (-1: blocked, but not in a system call), its stack

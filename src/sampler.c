@@ -32,12 +32,13 @@
 /* How long it polls for the stops before it sleeps. */
 #define SPIN_NS 200000ULL
 
-/* The thread's CPU time now, its schedstat file opened on first use. */
-static int64_t thread_runtime(struct thread *t)
+/* The thread's CPU time and CPU arrivals now, into run_mark and
+ * slices_mark; its schedstat file is opened on first use.  0 or -1. */
+static int thread_sched(struct thread *t)
 {
 	if (t->schedstat_fd < 0)
 		t->schedstat_fd = proc_open_task_schedstat(t->proc->pid, t->tid);
-	return proc_runtime(t->schedstat_fd);
+	return proc_schedstat(t->schedstat_fd, &t->run_mark, &t->slices_mark);
 }
 
 /* --weight=cputime: the CPU time T used since its last sample, up to the
@@ -80,7 +81,7 @@ static struct capture *capture_thread(void *arg, struct thread *t)
 	if (ptrace(PTRACE_GETREGS, t->tid, 0, &c->regs) < 0)
 		return NULL;
 	c->blocked = t->blocked_sample;
-	c->run = t->run_mark;
+	c->slices = t->slices_mark;
 	c->at_exit = false;
 	c->ns = sp->cputime ? cpu_weight(t) : sp->period_ns;
 	c->sp = c->regs.rsp;
@@ -143,15 +144,13 @@ static struct target *target_of(struct sampler *sp, struct process *p, int *err)
 static void thread_exits(void *arg, struct thread *t)
 {
 	struct sampler *sp = arg;
-	int64_t run = thread_runtime(t);
 	struct capture *c;
 
-	if (run < 0)
+	if (thread_sched(t) < 0)
 		return;
-	sp->stats.kernel_cpu_ns += (uint64_t)run - (t->run_known ? t->run_first : 0);
-	if ((uint64_t)run <= (t->run_known ? t->run_ns : 0) || !target_of(sp, t->proc, NULL))
+	sp->stats.kernel_cpu_ns += t->run_mark - (t->run_known ? t->run_first : 0);
+	if (t->run_mark <= (t->run_known ? t->run_ns : 0) || !target_of(sp, t->proc, NULL))
 		return;
-	t->run_mark = (uint64_t)run;
 	t->blocked_sample = false;
 	c = capture_thread(sp, t);
 	if (c)
@@ -167,10 +166,10 @@ static void count_again(struct sampler *sp, struct thread *t)
 	sp->stats.reused++;
 }
 
-/* --wall: blocked thread T ran since its last stack was taken (its CPU
- * time, in run_mark, moved): but maybe only to come back to the same call
- * from the same place, as it does after the stop that took that stack,
- * or after a wakeup that changed nothing.  Then the stack is the same. */
+/* --wall: blocked thread T got a CPU since its last stack was taken (in
+ * slices_mark): but maybe only to come back to the same call from the same
+ * place, as it does after the stop that took that stack, or after a wakeup
+ * that changed nothing.  Then the stack is the same. */
 static bool still_waiting(struct sampler *sp, struct thread *t)
 {
 	uint64_t wsp, wpc;
@@ -181,7 +180,7 @@ static bool still_waiting(struct sampler *sp, struct thread *t)
 	sp->stats.site_reads++;
 	if (proc_wait_site(t->proc->pid, t->tid, &nr, &wsp, &wpc) == 0 &&
 	    nr == t->wait_nr && wsp == t->wait_sp && wpc == t->wait_pc) {
-		t->last_run = t->run_mark;
+		t->last_slices = t->slices_mark;
 		return true;
 	}
 	return false;
@@ -217,7 +216,7 @@ static void remember_wait(struct sampler *sp, const struct capture *c, const uin
 	t->last_frames = xmalloc((n ? n : 1) * sizeof(*keys));
 	memcpy(t->last_frames, keys, n * sizeof(*keys));
 	t->last_n = n;
-	t->last_run = c->run;
+	t->last_slices = c->slices;
 	/* After a stop, nanosleep and the like come back as restart_syscall. */
 	t->wait_nr = (long long)c->regs.rax == -ERESTART_RESTARTBLOCK ? __NR_restart_syscall
 								     : (long)c->regs.orig_rax;
@@ -401,7 +400,6 @@ static void tick(struct sampler *sp)
 	for (i = 0; i < s->nthreads; i++) {
 		struct thread *t = &s->threads[i];
 		int cpu = -1;
-
 		char state;
 
 		if (t->listening || t->exiting)
@@ -413,35 +411,44 @@ static void tick(struct sampler *sp)
 			continue;
 		}
 		if (sp->wall) {
-			/* A thread that has not run since its stack was taken
-			 * waits where it did: one small read, no stop.  (A
-			 * thread that woke less than a scheduler tick ago may
-			 * not show its new run time yet: one tick of error.) */
-			int64_t run = thread_runtime(t);
-
-			if (run >= 0)
-				t->run_mark = (uint64_t)run;
-			if (run >= 0 && t->last_frames && (uint64_t)run == t->last_run) {
+			/* A thread that has not been given a CPU since its
+			 * stack was taken waits where it did: one small read,
+			 * no stop. */
+			if (thread_sched(t) == 0 && t->last_frames && t->slices_mark == t->last_slices) {
 				count_again(sp, t);
 				continue;
 			}
+		} else if (t->idle_known) {
+			/* Nor is there anything to sample in a thread that was
+			 * blocked and has not been given a CPU since: a read of
+			 * schedstat is cheaper than one of stat. */
+			if (thread_sched(t) == 0 && t->slices_mark == t->idle_slices)
+				continue;
+			t->idle_known = false;
 		}
 		state = proc_state(t->stat_fd, &cpu);
-		if (!state || (state != 'R' && !sp->wall))
+		if (!state)
 			continue;
+		if (state != 'R' && !sp->wall) {
+			/* Blocked: note its CPU arrivals, read between two
+			 * reads of its state, so that an arrival between the
+			 * first and the count is not taken for none. */
+			if (thread_sched(t) == 0 && proc_state(t->stat_fd, NULL) != 'R') {
+				t->idle_known = true;
+				t->idle_slices = t->slices_mark;
+			}
+			continue;
+		}
 		if (!target_of(sp, t->proc, NULL))
 			continue;
 		t->blocked_sample = false;
 		if (state == 'R') {
-			if (sp->cputime) {
-				int64_t run = thread_runtime(t);
-
-				if (run >= 0)
-					t->run_mark = (uint64_t)run;
-			}
+			if (sp->cputime)
+				thread_sched(t);
 		} else if (state == 'T' || state == 't' || state == 'Z' || state == 'X' ||
 			   still_waiting(sp, t)) {
-			/* Stopped or on its way out: as it was, if known. */
+			/* Stopped, on its way out, or back where it waited:
+			 * counted as it was, if that is known. */
 			count_again(sp, t);
 			continue;
 		} else {
@@ -527,10 +534,9 @@ int sampler_run(struct sampler *sp)
 		/* CPU time used before profiling is not the profile's. */
 		for (size_t i = 0; i < s->nthreads; i++) {
 			struct thread *t = &s->threads[i];
-			int64_t run = thread_runtime(t);
 
-			t->run_ns = t->run_first = run > 0 ? (uint64_t)run : 0;
-			t->run_known = run >= 0;
+			t->run_known = thread_sched(t) == 0;
+			t->run_ns = t->run_first = t->run_known ? t->run_mark : 0;
 		}
 		s->on_exit = thread_exits;
 	}
@@ -604,10 +610,9 @@ int sampler_run(struct sampler *sp)
 	if (sp->cputime) {
 		for (size_t i = 0; i < s->nthreads; i++) {
 			struct thread *t = &s->threads[i];
-			int64_t run = t->exiting ? -1 : thread_runtime(t);
 
-			if (run >= 0)
-				sp->stats.kernel_cpu_ns += (uint64_t)run - (t->run_known ? t->run_first : 0);
+			if (!t->exiting && thread_sched(t) == 0)
+				sp->stats.kernel_cpu_ns += t->run_mark - (t->run_known ? t->run_first : 0);
 		}
 		s->on_exit = NULL;
 	}

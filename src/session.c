@@ -270,6 +270,7 @@ static void handle_exec(struct session *s, struct thread *t)
 		t->last_frames = NULL;
 		t->last_n = 0;
 		t->run_known = false;
+		t->idle_known = false;
 	}
 	proc_comm(p->pid, p->comm, sizeof(p->comm));
 	if (p == s->procs[0])

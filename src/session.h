@@ -48,7 +48,10 @@ struct thread {
 	bool run_known;         /* run_ns and run_first are set */
 	uint64_t *last_frames;  /* blocked: the stack it waits with */
 	unsigned last_n;
-	uint64_t last_run;      /* ... and its CPU time, unchanged while it waits */
+	uint64_t slices_mark;   /* times it got a CPU, read with run_mark */
+	uint64_t last_slices;   /* ... unchanged while it waits */
+	bool idle_known;        /* on-CPU: seen blocked, with idle_slices */
+	uint64_t idle_slices;   /* ... it has not run while these stay */
 	long wait_nr;           /* ... the system call (-1: none) */
 	uint64_t wait_sp, wait_pc; /* ... and where it was made */
 };
