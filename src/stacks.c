@@ -40,7 +40,8 @@ static void rehash(struct stacks *st)
 	st->cap = ncap;
 }
 
-void stacks_add(struct stacks *st, pid_t pid, pid_t tid, const uint64_t *frames, unsigned n)
+void stacks_add_n(struct stacks *st, pid_t pid, pid_t tid, const uint64_t *frames, unsigned n,
+		  uint64_t count)
 {
 	uint64_t h = fnv1a(FNV_OFFSET, &tid, sizeof(tid));
 	struct stack *s;
@@ -56,8 +57,8 @@ void stacks_add(struct stacks *st, pid_t pid, pid_t tid, const uint64_t *frames,
 			break;
 		if (s->hash == h && s->tid == tid && s->pid == pid && s->nframes == n &&
 		    !memcmp(s->frames, frames, n * sizeof(*frames))) {
-			s->count++;
-			st->total++;
+			s->count += count;
+			st->total += count;
 			return;
 		}
 	}
@@ -65,10 +66,15 @@ void stacks_add(struct stacks *st, pid_t pid, pid_t tid, const uint64_t *frames,
 	s->pid = pid;
 	s->tid = tid;
 	s->nframes = n;
-	s->count = 1;
+	s->count = count;
 	s->mark = 0;
 	s->frames = xmalloc((n ? n : 1) * sizeof(*frames));
 	memcpy(s->frames, frames, n * sizeof(*frames));
 	st->n++;
-	st->total++;
+	st->total += count;
+}
+
+void stacks_add(struct stacks *st, pid_t pid, pid_t tid, const uint64_t *frames, unsigned n)
+{
+	stacks_add_n(st, pid, tid, frames, n, 1);
 }

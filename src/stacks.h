@@ -30,6 +30,9 @@ void stacks_init(struct stacks *st);
 void stacks_release(struct stacks *st);
 /* Count one more sample of FRAMES[0..N) in thread TID of process PID. */
 void stacks_add(struct stacks *st, pid_t pid, pid_t tid, const uint64_t *frames, unsigned n);
+/* The same, COUNT samples at once (a live view copies counts over). */
+void stacks_add_n(struct stacks *st, pid_t pid, pid_t tid, const uint64_t *frames, unsigned n,
+		  uint64_t count);
 
 #define stacks_for_each(st, s) \
 	for ((s) = (st)->tab; (s) < (st)->tab + (st)->cap; (s)++) if ((s)->frames)
