@@ -68,7 +68,7 @@ static void usage(FILE *f)
 "and ctprof waits for it).  It writes no report unless -o is given.  When\n"
 "standard output is not a terminal, it prints the first %d rows every\n"
 "interval.  --sort sets the first order; --top, --per-thread, --lines,\n"
-"--callgraph, --tid and --debuginfod do not apply.\n"
+"--callgraph and --tid do not apply.\n"
 "\n"
 "Only threads that are running are stopped, for a few microseconds, at each\n"
 "tick; blocked threads are never touched.  Attached processes are detached and\n"
@@ -170,12 +170,6 @@ static int live_check(struct options *o)
 
 	if (bad) {
 		error_msg("top: %s is not an option of the live view; see 'ctprof --help'", bad);
-		return -1;
-	}
-	/* The view symbolizes between ticks, so a download would hold up
-	 * sampling, and with it every traced thread waiting on an event. */
-	if (o->debuginfod) {
-		error_msg("top: --debuginfod would stall sampling while it downloads; use it without top");
 		return -1;
 	}
 	if (o->format && !o->noutputs) {

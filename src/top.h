@@ -1,13 +1,14 @@
 /* top.h - 'ctprof top': a live view of the hottest functions while the
  * sampler runs, refreshed every --interval.
  *
- * It lives in the sampler's hooks (sampler.h): at each interval it turns
- * the samples counted since the last refresh into functions and renders
- * them, with the whole run's shares beside them.  On a terminal it takes
- * the screen (alternate screen, keys s, c and q) and gives it back as it
- * was on every way out; otherwise it prints a plain block per interval.
- * Frames are written by a thread of their own, so that a terminal or pipe
- * that stops reading never holds up the sampling loop, on which every
+ * It lives in the sampler's hooks (sampler.h): at each interval it hands
+ * the samples counted since the last one to the view (top-view.h), which
+ * turns them into functions and renders them with the whole run's shares
+ * beside them.  On a terminal it takes the screen (alternate screen, keys
+ * s, c and q) and gives it back as it was on every way out; otherwise it
+ * prints a plain block per interval.  Names are looked up and frames
+ * written by a thread of its own, so that neither slow symbolization nor
+ * an output that stops draining holds up the sampling loop, on which every
  * traced thread waits at each of its ptrace events.
  */
 #ifndef CTPROF_TOP_H

@@ -54,7 +54,6 @@ expect "-p and a command" 2 "not both" -p "$spid" -- true
 check "-p and a command: pid $spid left alive, not stopped" alive_not_stopped "$spid"
 expect_top "top --top 5" 2 "--top is not an option of the live view" --top 5 -p "$spid"
 expect_top "top --tid 1" 2 "--tid is not an option of the live view" --tid 1 -p "$spid"
-expect_top "top --debuginfod" 2 "debuginfod would stall sampling" --debuginfod -p "$spid"
 expect_top "top --format without -o" 2 "format applies to the files of -o" --format text -p "$spid"
 expect_top "top --interval 0" 2 "invalid interval" --interval 0 -p "$spid"
 expect_top "top --interval 61" 2 "invalid interval" --interval 61 -p "$spid"
