@@ -14,7 +14,8 @@
 #   the command runs on untraced, and ctprof exits with its status after;
 #   and a command that ends by itself, and -d, end the view the same way;
 # - off a terminal: a plain block per interval and a last one, no escape
-#   sequences; '| head' ends ctprof promptly; -o still writes a report.
+#   sequences; '| head' ends ctprof promptly; an output left unread does
+#   not hold up sampling; -o still writes a report.
 . "$(dirname "$0")/lib.sh"
 skip_unless_ptrace attach
 command -v tmux >/dev/null ||
@@ -220,6 +221,36 @@ diag "| head -n 3: ctprof ended after $head_ms ms"
 check "| head: ctprof exits 0 once the reader has gone, within 3 s" \
 	eval 'test "$rc" = 0 && lt "$head_ms" 3000'
 check "| head: the target runs on, untraced" eval 'alive_not_stopped "$bpid" && untraced "$bpid"'
+
+# An output nobody reads: a pipe of 4 KiB (F_SETPIPE_SZ) left unread for
+# 5 s while ctprof samples for 4 s, refreshing every 0.1 s.  Sampling must
+# not wait for the view: the report of -o has the samples of the full rate.
+if command -v python3 >/dev/null; then
+	python3 - "$bpid" "$TMP" $CT --interval 0.1 -d 4 -o "$TMP/stalled.txt" >"$TMP/stalled.log" 2>&1 <<-'EOF'
+	import fcntl, os, subprocess, sys, time
+	pid, tmp, cmd = sys.argv[1], sys.argv[2], sys.argv[3:]
+	r, w = os.pipe()
+	fcntl.fcntl(w, 1031, 4096)  # F_SETPIPE_SZ
+	p = subprocess.Popen(cmd + ["-p", pid], stdout=w)
+	os.close(w)
+	time.sleep(5)
+	with open(tmp + "/stalled.out", "wb") as f:
+	    while True:
+	        b = os.read(r, 65536)
+	        if not b:
+	            break
+	        f.write(b)
+	print("rc=%d" % p.wait())
+	EOF
+	OUT=$TMP/stalled.txt ERR=$TMP/stalled.log
+	n=$(total_samples)
+	diag "output unread for 5 s: $n samples in 4 s at 99 Hz; $(grep -o '[0-9]* intervals in one' "$TMP/stalled.out" | tail -1)"
+	check "output unread: ctprof exits 0 once it is read" grep -qx 'rc=0' "$TMP/stalled.log"
+	check "output unread: sampling went on (>= 300 samples of 396)" ge "${n:-0}" 300
+	check "output unread: a block says intervals were merged" grep -q 'intervals in one' "$TMP/stalled.out"
+else
+	skip "output unread: sampling goes on" "python3 is not installed"
+fi
 
 run_cmd with-o $CT -d 1.2 -o "$TMP/report.txt" -p "$bpid"
 check "-o: the view, and a report in the file at the end" \
