@@ -7,7 +7,7 @@ pkgs="gcc libc6-dev meson ninja-build pkg-config libdw-dev libelf-dev libunwind-
       libprotobuf-c-dev protobuf-c-compiler zlib1g-dev golang-github-google-pprof-dev"
 if [ "${1:-}" = "--test" ]; then
 	pkgs="$pkgs strace procps util-linux bsdutils protobuf-compiler libxml2-utils chromium
-	      golang-1.19-go redis-server redis-tools"
+	      golang-1.19-go redis-server redis-tools tmux"
 fi
 
 missing=""

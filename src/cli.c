@@ -19,6 +19,8 @@ static void usage(FILE *f)
 "Usage: ctprof [OPTION]... -p PID\n"
 "       ctprof [OPTION]... [--] COMMAND [ARG]...\n"
 "       ctprof report [OUTPUT OPTION]... FILE.pb.gz\n"
+"       ctprof top [OPTION]... -p PID\n"
+"       ctprof top [OPTION]... [--] COMMAND [ARG]...\n"
 "Sample where the threads of a running process (-p) or of a COMMAND spend\n"
 "their CPU time, then print a flat and a cumulative report of functions.\n"
 "\n"
@@ -55,12 +57,22 @@ static void usage(FILE *f)
 "      --per-thread         one table per thread, with thread names\n"
 "      --lines              rows by source line instead of by function\n"
 "      --callgraph          callers and callees of the top functions\n"
+"Live view (ctprof top):\n"
+"      --interval=SECONDS   refresh every SECONDS, %g to %g (default %g)\n"
 "\n"
 "  -h, --help               show this help and exit\n"
 "      --version            show the version and exit\n"
 "\n"
 "'ctprof report FILE' renders a saved pprof profile (ctprof's, or another\n"
 "CPU profile) in any format, as if it had just been taken.\n"
+"\n"
+"'ctprof top' shows the hottest functions while it samples, over the last\n"
+"interval and over the whole run, refreshed every interval; keys: s sort by\n"
+"self, c sort by cum, q quit (a COMMAND then runs on, no longer profiled,\n"
+"and ctprof waits for it).  It writes no report unless -o is given.  When\n"
+"standard output is not a terminal, it prints the first %d rows every\n"
+"interval.  --sort sets the first order; --top, --per-thread, --lines,\n"
+"--callgraph and --tid do not apply.\n"
 "\n"
 "Only threads that are running are stopped, for a few microseconds, at each\n"
 "tick; blocked threads are never touched.  Attached processes are detached and\n"
@@ -72,7 +84,9 @@ static void usage(FILE *f)
 "Full documentation: man ctprof\n",
 		CTPROF_FREQ_MIN, CTPROF_FREQ_MAX, CTPROF_FREQ_DEFAULT,
 		CTPROF_FRAMES_MIN, CTPROF_FRAMES_MAX, CTPROF_FRAMES_DEFAULT,
-		unwinder_default->name);
+		unwinder_default->name,
+		CTPROF_INTERVAL_MIN, CTPROF_INTERVAL_MAX, CTPROF_INTERVAL_DEFAULT,
+		CTPROF_TOP_ROWS);
 }
 
 /* Parse a whole decimal number in [min, max]; -1 if not. */
@@ -116,7 +130,8 @@ static int parse_size(const char *s, size_t *out)
 }
 
 enum { OPT_STACK_SIZE = 256, OPT_MAX_FRAMES, OPT_DEBUGINFOD, OPT_VERSION, OPT_UNWINDER, OPT_FORMAT, OPT_NO_THREAD, OPT_TOP, OPT_SORT,
-       OPT_PER_THREAD, OPT_TID, OPT_LINES, OPT_CALLGRAPH, OPT_NO_DEMANGLE, OPT_WALL, OPT_WEIGHT };
+       OPT_PER_THREAD, OPT_TID, OPT_LINES, OPT_CALLGRAPH, OPT_NO_DEMANGLE, OPT_WALL, OPT_WEIGHT,
+       OPT_INTERVAL };
 
 static const struct option long_opts[] = {
 	{ "pid",        required_argument, NULL, 'p' },
@@ -141,6 +156,7 @@ static const struct option long_opts[] = {
 	{ "no-demangle", no_argument,      NULL, OPT_NO_DEMANGLE },
 	{ "wall",       no_argument,       NULL, OPT_WALL },
 	{ "weight",     required_argument, NULL, OPT_WEIGHT },
+	{ "interval",   required_argument, NULL, OPT_INTERVAL },
 	{ "version",    no_argument,       NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 }
 };
@@ -149,6 +165,27 @@ static int usage_error(int *exit_code)
 {
 	*exit_code = EXIT_USAGE;
 	return -1;
+}
+
+/* 'ctprof top': refuse what shapes the text report on standard output,
+ * which the live view replaces, and --tid, as the view is of every
+ * thread.  -1 after saying which option. */
+static int live_check(struct options *o)
+{
+	const char *bad = o->top ? "--top" : o->per_thread ? "--per-thread" :
+		o->lines ? "--lines" : o->callgraph ? "--callgraph" : o->tid ? "--tid" : NULL;
+
+	if (bad) {
+		error_msg("top: %s is not an option of the live view; see 'ctprof --help'", bad);
+		return -1;
+	}
+	if (o->format && !o->noutputs) {
+		error_msg("top: --format applies to the files of -o; the view is on standard output");
+		return -1;
+	}
+	if (!o->interval)
+		o->interval = CTPROF_INTERVAL_DEFAULT;
+	return 0;
 }
 
 int cli_parse(int argc, char **argv, struct options *o, int *exit_code)
@@ -161,6 +198,11 @@ int cli_parse(int argc, char **argv, struct options *o, int *exit_code)
 	 * "report" is run with 'ctprof -- report'. */
 	if (argc > 1 && !strcmp(argv[1], "report")) {
 		o->report = "";
+		argv++;
+		argc--;
+	} else if (argc > 1 && !strcmp(argv[1], "top")) {
+		/* The same for 'top': 'ctprof -- top' profiles top(1). */
+		o->live = true;
 		argv++;
 		argc--;
 	}
@@ -294,6 +336,21 @@ int cli_parse(int argc, char **argv, struct options *o, int *exit_code)
 			}
 			o->cputime = !strcmp(optarg, "cputime");
 			break;
+		case OPT_INTERVAL: {
+			char *end;
+			double d;
+
+			errno = 0;
+			d = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !isfinite(d) ||
+			    d < CTPROF_INTERVAL_MIN || d > CTPROF_INTERVAL_MAX) {
+				error_msg("invalid interval '%s': expected seconds from %g to %g, e.g. 1 or 0.5",
+					  optarg, CTPROF_INTERVAL_MIN, CTPROF_INTERVAL_MAX);
+				return usage_error(exit_code);
+			}
+			o->interval = d;
+			break;
+		}
 		case OPT_UNWINDER:
 			if (!unwinder_find(optarg)) {
 				error_msg("invalid unwinder '%s': expected libunwind or libdw", optarg);
@@ -312,6 +369,12 @@ int cli_parse(int argc, char **argv, struct options *o, int *exit_code)
 		}
 	}
 
+	if (o->interval && !o->live) {
+		error_msg("--interval is for the live view: 'ctprof top --interval=%g ...'", o->interval);
+		return usage_error(exit_code);
+	}
+	if (o->live && live_check(o) < 0)
+		return usage_error(exit_code);
 	if (o->report) {
 		if (o->pid || o->duration || o->follow_forks || o->wall || o->cputime || optind != argc - 1) {
 			error_msg(optind >= argc ? "report: give the profile file to read, e.g. ctprof report out.pb.gz"

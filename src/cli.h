@@ -17,6 +17,10 @@ enum { EXIT_USAGE = 2 };
 #define CTPROF_FRAMES_MIN 4
 #define CTPROF_FRAMES_MAX 4096
 #define CTPROF_FRAMES_DEFAULT 256
+#define CTPROF_INTERVAL_MIN 0.1
+#define CTPROF_INTERVAL_MAX 60.0
+#define CTPROF_INTERVAL_DEFAULT 1.0
+#define CTPROF_TOP_ROWS 20      /* rows per block of 'ctprof top' off a terminal */
 
 struct options {
 	pid_t pid;              /* -p, 0 when launching a command */
@@ -35,6 +39,8 @@ struct options {
 	const char *format;     /* --format, NULL: from the output's name */
 	bool no_thread;         /* --no-thread: no thread root frame */
 	const char *report;     /* 'ctprof report FILE': the FILE */
+	bool live;              /* 'ctprof top': the live view */
+	double interval;        /* --interval seconds between its refreshes */
 	unsigned top;           /* --top N rows, 0: all */
 	bool sort_cum;          /* --sort cum */
 	bool per_thread;        /* --per-thread */

@@ -9,6 +9,7 @@
 #include "sampler.h"
 #include "session.h"
 #include "symbolize.h"
+#include "top.h"
 #include "unwind.h"
 #include "util.h"
 
@@ -125,8 +126,9 @@ int main(int argc, char **argv)
 	struct profile prof;
 	struct symbolizer *sz;
 	struct run_info ri;
+	struct top *top = NULL;
 	FILE *outs[ARRAY_SIZE(o.outputs)];
-	int code, fail, ret;
+	int code, fail, ret, live_ret;
 
 	if (cli_parse(argc, argv, &o, &code) < 0)
 		return code;
@@ -134,8 +136,9 @@ int main(int argc, char **argv)
 		return report_main(&o);
 	fail = o.pid ? 1 : 125;
 
-	/* Open the output before touching the target. */
-	if (open_outputs(&o, outs) < 0)
+	/* Open the output before touching the target.  The live view is the
+	 * output of 'ctprof top', which writes the others only with -o. */
+	if ((!o.live || o.noutputs) && open_outputs(&o, outs) < 0)
 		return 1;
 	ret = session_init(&s, o.follow_forks);
 	if (ret < 0) {
@@ -145,7 +148,7 @@ int main(int argc, char **argv)
 	if (o.pid) {
 		if (session_attach(&s, o.pid) < 0)
 			return 1;
-		if (isatty(STDERR_FILENO) && !o.duration)
+		if (isatty(STDERR_FILENO) && !o.duration && !(o.live && isatty(STDOUT_FILENO)))
 			error_msg("profiling pid %d (%s) at %u Hz; press Ctrl-C to stop",
 				  s.pid, s.comm, o.frequency);
 	} else if (session_launch(&s, o.argv, &code) < 0) {
@@ -156,15 +159,21 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	ret = sampler_init(&sp, &s, unwinder_find(o.unwinder), o.frequency, o.duration, o.stack_size, o.max_frames);
+	sp.wall = o.wall;
+	sp.cputime = o.cputime;
 	if (ret < 0) {
 		error_msg("cannot start sampling pid %d: %s", s.pid, strerror(-ret));
+	} else if (o.live && !(top = top_start(&sp, &o))) {
+		ret = -errno;
+		error_msg("cannot start the live view: %s", strerror(errno));
 	} else {
-		sp.wall = o.wall;
-		sp.cputime = o.cputime;
 		sampler_run(&sp);
 	}
 	if (s.nthreads)
 		session_detach(&s);
+	/* Once the target runs free: an output that does not drain holds up
+	 * nobody but ctprof. */
+	live_ret = top_end(top);
 	ri.fds_after = count_open_fds();
 	if (ret < 0) {
 		if (s.launched && !s.exited)
@@ -173,6 +182,10 @@ int main(int argc, char **argv)
 	}
 
 	/* The target runs freely from here on. */
+	if (o.live && !o.noutputs) {
+		ret = live_ret;
+		goto done;
+	}
 	if (!o.debuginfod)
 		unsetenv("DEBUGINFOD_URLS");
 	sz = symbolizer_new(sp.maps);
@@ -204,7 +217,10 @@ int main(int argc, char **argv)
 	ri.distinct_stacks = sp.stacks.n;
 	ri.wall = o.wall;
 	ret = emit(&o, outs, &prof, &ri);
+	if (live_ret < 0)
+		ret = -1;
 	profile_release(&prof);
+done:
 	sampler_release(&sp);
 
 	if (s.launched) {

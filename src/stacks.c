@@ -41,7 +41,7 @@ static void rehash(struct stacks *st)
 }
 
 void stacks_add(struct stacks *st, pid_t pid, pid_t tid, const uint64_t *frames, unsigned n,
-		unsigned count, uint64_t ns)
+		uint64_t count, uint64_t ns)
 {
 	uint64_t h = fnv1a(FNV_OFFSET, &tid, sizeof(tid));
 	struct stack *s;
@@ -71,6 +71,7 @@ void stacks_add(struct stacks *st, pid_t pid, pid_t tid, const uint64_t *frames,
 	s->count = count;
 	s->ns = ns;
 	s->mark = 0;
+	s->mark_ns = 0;
 	s->frames = xmalloc((n ? n : 1) * sizeof(*frames));
 	memcpy(s->frames, frames, n * sizeof(*frames));
 	st->n++;

@@ -18,7 +18,7 @@ struct stack {
 	uint64_t *frames;       /* owned by the table */
 	uint32_t nframes;
 	pid_t pid, tid;
-	uint64_t mark;          /* free for the table's users (0 when added) */
+	uint64_t mark, mark_ns; /* free for the table's users (0 when added) */
 };
 
 struct stacks {
@@ -33,7 +33,7 @@ void stacks_release(struct stacks *st);
 /* Count COUNT more samples of FRAMES[0..N) in thread TID of process PID,
  * standing for NS nanoseconds (of CPU or of wall-clock time). */
 void stacks_add(struct stacks *st, pid_t pid, pid_t tid, const uint64_t *frames, unsigned n,
-		unsigned count, uint64_t ns);
+		uint64_t count, uint64_t ns);
 
 #define stacks_for_each(st, s) \
 	for ((s) = (st)->tab; (s) < (st)->tab + (st)->cap; (s)++) if ((s)->frames)

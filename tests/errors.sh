@@ -14,6 +14,16 @@ expect() {
 	check "$name: exit $want, says '$phrase'" says "$want" "$phrase"
 }
 
+# expect_top NAME WANT_RC PHRASE ARGS...: the same for 'ctprof top ARGS...'
+# (the subcommand must come first, before CTPROF_ARGS).
+expect_top() {
+	local name=$1 want=$2 phrase=$3
+	shift 3
+	# shellcheck disable=SC2086 # CTPROF_ARGS is a list of options
+	run_cmd "$name" "$CTPROF" top ${CTPROF_ARGS:-} "$@"
+	check "$name: exit $want, says '$phrase'" says "$want" "$phrase"
+}
+
 # says WANT_RC PHRASE: judge the last run as described for expect.
 says() {
 	is_status "$1" || return 1
@@ -42,6 +52,13 @@ expect "--unwinder bogus" 2 "invalid unwinder" --unwinder bogus -- true
 expect "no arguments" 2 "nothing to profile"
 expect "-p and a command" 2 "not both" -p "$spid" -- true
 check "-p and a command: pid $spid left alive, not stopped" alive_not_stopped "$spid"
+expect_top "top --top 5" 2 "--top is not an option of the live view" --top 5 -p "$spid"
+expect_top "top --tid 1" 2 "--tid is not an option of the live view" --tid 1 -p "$spid"
+expect_top "top --format without -o" 2 "format applies to the files of -o" --format text -p "$spid"
+expect_top "top --interval 0" 2 "invalid interval" --interval 0 -p "$spid"
+expect_top "top --interval 61" 2 "invalid interval" --interval 61 -p "$spid"
+expect "--interval without top" 2 "interval is for the live view" --interval 2 -p "$spid"
+expect_top "top with nothing to profile" 2 "nothing to profile"
 # getopt's own message comes first and names argv[0] as it was given, so
 # only the hint line is matched here.
 run_ctprof unknown-option --no-such-option -- true

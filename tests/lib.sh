@@ -213,9 +213,10 @@ header_threads() {
 	awk '$1 == "total:" { for (i = 2; i <= NF; i++) if ($i ~ /^threads?,?$/) { print $(i - 1); exit } }' "${1:-$OUT}"
 }
 
-# has_report [FILE]: the output holds a report header line.
+# has_report [FILE]: the output holds a report header line ("1 sample" in
+# the singular, as a blocked target may give).
 has_report() {
-	grep -q '^total: [0-9][0-9]* samples' "${1:-$OUT}"
+	grep -Eq '^total: [0-9]+ samples?,' "${1:-$OUT}"
 }
 
 # ---- numbers ----------------------------------------------------------------
