@@ -164,6 +164,17 @@ bool profile_func_is_wait(const struct profile *p, uint32_t f)
 	return p->funcs[f].mapping == 0 && (!strncmp(n, "[syscall: ", 10) || !strcmp(n, "[waiting]"));
 }
 
+const char *profile_func_module(const struct profile *p, uint32_t f)
+{
+	const struct pfunc *fn = &p->funcs[f];
+
+	if (profile_func_is_wait(p, f))
+		return "kernel";
+	if (fn->mapping == 0 && !strcmp(fn->system_name, "[unsampled, to exit]"))
+		return "ctprof";
+	return profile_map_name(p, fn->mapping);
+}
+
 bool profile_multiprocess(const struct profile *p)
 {
 	size_t i;

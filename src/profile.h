@@ -136,6 +136,9 @@ static inline uint64_t profile_sample_weight(const struct profile *p, const stru
 }
 /* Is function F a thread's wait ("[syscall: read]", "[waiting]")? */
 bool profile_func_is_wait(const struct profile *p, uint32_t f);
+/* The module to show for function F: its mapping's name, "kernel" for a
+ * wait, "ctprof" for the time charged at a thread's exit. */
+const char *profile_func_module(const struct profile *p, uint32_t f);
 /* Do the samples come from more than one process? */
 bool profile_multiprocess(const struct profile *p);
 /* The module name of a mapping index (1-based), or "anon". */

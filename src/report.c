@@ -101,9 +101,7 @@ static void table(FILE *f, const struct profile *p, const struct flat *fl, uint6
 	for (i = 0; i < n; i++) {
 		const struct flat_row *r = &fl->rows[i];
 		const struct pfunc *fn = &p->funcs[r->func];
-		const char *module = profile_func_is_wait(p, r->func) ? "kernel"
-				     : fn->mapping == 0 && !strcmp(fn->system_name, "[unsampled, to exit]") ? "ctprof"
-				     : profile_map_name(p, fn->mapping);
+		const char *module = profile_func_module(p, r->func);
 		char loc[256];
 
 		fprintf(f, "%7lldms %6.1f%% %7lldms %6.1f%%  ",

@@ -195,7 +195,7 @@ void view_take(struct top_view *v, struct stacks *batch, uint64_t now_ns)
 			const struct flat_row *r = &fl.rows[i];
 			const struct pfunc *pf = &prof.funcs[r->func];
 			struct top_func *f = func_get(v, pf->name, pf->file,
-						      profile_map_name(&prof, pf->mapping));
+						      profile_func_module(&prof, r->func));
 
 			f->self = r->self;
 			f->cum = r->cum;
