@@ -122,38 +122,39 @@ const char *profile_process_name(const struct profile *p, pid_t pid)
 	return NULL;
 }
 
-size_t profile_processes(const struct profile *p, pid_t **pidsp, uint64_t **countsp, uint64_t **nsp)
+static int group_cmp(const void *a, const void *b)
 {
-	pid_t *pids = xcalloc(p->nsamples + 1, sizeof(*pids));
-	uint64_t *counts = xcalloc(p->nsamples + 1, sizeof(*counts));
-	uint64_t *ns = xcalloc(p->nsamples + 1, sizeof(*ns));
+	const struct pgroup *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns > y->ns ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+size_t profile_groups(const struct profile *p, bool by_thread, struct pgroup **out)
+{
+	struct pgroup *g = xcalloc(p->nsamples + 1, sizeof(*g));
 	size_t n = 0, i, j;
 
+	/* Linear: there are few processes and threads next to samples. */
 	for (i = 0; i < p->nsamples; i++) {
-		for (j = 0; j < n && pids[j] != p->samples[i].pid; j++)
-			;
-		if (j == n)
-			pids[n++] = p->samples[i].pid;
-		counts[j] += p->samples[i].count;
-		ns[j] += p->samples[i].ns;
-	}
-	/* Insertion sort: few processes. */
-	for (i = 1; i < n; i++)
-		for (j = i; j > 0 && (ns[j] > ns[j - 1] ||
-				      (ns[j] == ns[j - 1] && pids[j] < pids[j - 1])); j--) {
-			pid_t tp = pids[j];
-			uint64_t tc = counts[j], tn = ns[j];
+		const struct psample *s = &p->samples[i];
+		pid_t tid = by_thread ? s->tid : 0;
 
-			pids[j] = pids[j - 1];
-			counts[j] = counts[j - 1];
-			ns[j] = ns[j - 1];
-			pids[j - 1] = tp;
-			counts[j - 1] = tc;
-			ns[j - 1] = tn;
+		for (j = 0; j < n && (g[j].pid != s->pid || g[j].tid != tid); j++)
+			;
+		if (j == n) {
+			g[n].pid = s->pid;
+			g[n++].tid = tid;
 		}
-	*pidsp = pids;
-	*countsp = counts;
-	*nsp = ns;
+		g[j].count += s->count;
+		g[j].ns += s->ns;
+	}
+	if (n)
+		qsort(g, n, sizeof(*g), group_cmp);
+	*out = g;
 	return n;
 }
 

@@ -125,9 +125,14 @@ const char *profile_thread_name(const struct profile *p, pid_t tid);
 void profile_set_process(struct profile *p, pid_t pid, const char *comm);
 /* The name of process PID, or NULL. */
 const char *profile_process_name(const struct profile *p, pid_t pid);
-/* The processes of the samples, by time, most first, with their sample
- * counts in COUNTS and their time in NS (arrays malloc'd); their number. */
-size_t profile_processes(const struct profile *p, pid_t **pids, uint64_t **counts, uint64_t **ns);
+/* The samples summed by process, or with BY_THREAD by thread (tid 0 in a
+ * process's group), most time first, then by id; *OUT is malloc'd.  The
+ * number of groups. */
+struct pgroup {
+	pid_t pid, tid;
+	uint64_t count, ns;
+};
+size_t profile_groups(const struct profile *p, bool by_thread, struct pgroup **out);
 /* What sample S weighs in folded stacks and flame graphs: its count, or
  * with CPU-time weights, microseconds. */
 static inline uint64_t profile_sample_weight(const struct profile *p, const struct psample *s)

@@ -172,6 +172,30 @@ static void callgraph(FILE *f, const struct profile *p, const struct flat *fl, u
 	(void)fl;
 }
 
+/* The table of one process's samples, or with BY_THREAD one thread's, under
+ * a line that says whose (naming the process of a thread if WITH_PROCESS). */
+static void group_table(FILE *f, const struct profile *p, const struct pgroup *g, bool by_thread,
+			bool with_process, uint64_t total, const struct output_opts *oo)
+{
+	const char *pname = profile_process_name(p, g->pid);
+	struct flat gf;
+
+	if (by_thread) {
+		const char *name = profile_thread_name(p, g->tid);
+
+		fprintf(f, "\nthread %d (%s)", g->tid, name ? name : "?");
+		if (with_process)
+			fprintf(f, " of process %d (%s)", g->pid, pname ? pname : "?");
+	} else {
+		fprintf(f, "\nprocess %d (%s)", g->pid, pname ? pname : "?");
+	}
+	fprintf(f, ": %" PRIu64 " %s, %.1f%% of all\n", g->count, plural(g->count, "sample", "samples"),
+		100.0 * (double)g->ns / (double)(total ? total : 1));
+	profile_flat(p, g->pid, g->tid, oo->sort, oo->lines, &gf);
+	table(f, p, &gf, total, oo);
+	flat_release(&gf);
+}
+
 static size_t distinct_threads(const struct profile *p)
 {
 	size_t i, j, n = 0;
@@ -191,15 +215,14 @@ int report_write(FILE *f, const struct profile *p, const struct run_info *ri,
 	static const struct output_opts defaults;
 	struct flat fl;
 	size_t i, threads = ri ? ri->threads_seen : p->threads_seen ? p->threads_seen : p->nthreads;
-	size_t nprocs;
-	pid_t *pids;
-	uint64_t *pcounts, *pns;
+	struct pgroup *procs, *threads_of;
+	size_t nprocs, nt;
 	char lost[256];
 
 	if (!oo)
 		oo = &defaults;
 	profile_flat(p, 0, 0, oo->sort, oo->lines, &fl);
-	nprocs = profile_processes(p, &pids, &pcounts, &pns);
+	nprocs = profile_groups(p, false, &procs);
 	if (!threads)
 		threads = distinct_threads(p);
 	fprintf(f, "total: %" PRIu64 " %s, %.2f s of %s at %u Hz, %zu %s",
@@ -232,75 +255,16 @@ int report_write(FILE *f, const struct profile *p, const struct run_info *ri,
 	if (!oo->per_thread) {
 		table(f, p, &fl, fl.total, oo);
 		/* Forks followed: the same, process by process. */
-		for (i = 0; nprocs > 1 && i < nprocs; i++) {
-			const char *name = profile_process_name(p, pids[i]);
-			struct flat pf;
-
-			fprintf(f, "\nprocess %d (%s): %" PRIu64 " %s, %.1f%% of all\n", pids[i],
-				name ? name : "?", pcounts[i], plural(pcounts[i], "sample", "samples"),
-				100.0 * (double)pns[i] / (double)(fl.total ? fl.total : 1));
-			profile_flat(p, pids[i], 0, oo->sort, oo->lines, &pf);
-			table(f, p, &pf, fl.total, oo);
-			flat_release(&pf);
-		}
+		for (i = 0; nprocs > 1 && i < nprocs; i++)
+			group_table(f, p, &procs[i], false, false, fl.total, oo);
 	} else {
-		/* Threads by their samples, most first. */
-		pid_t *tids = xcalloc(p->nsamples + 1, sizeof(*tids));
-		pid_t *tpids = xcalloc(p->nsamples + 1, sizeof(*tpids));
-		uint64_t *counts = xcalloc(p->nsamples + 1, sizeof(*counts));
-		uint64_t *tns = xcalloc(p->nsamples + 1, sizeof(*tns));
-		size_t nt = 0, j;
-
-		for (i = 0; i < p->nsamples; i++) {
-			for (j = 0; j < nt && tids[j] != p->samples[i].tid; j++)
-				;
-			if (j == nt) {
-				tpids[nt] = p->samples[i].pid;
-				tids[nt++] = p->samples[i].tid;
-			}
-			counts[j] += p->samples[i].count;
-			tns[j] += p->samples[i].ns;
-		}
-		for (i = 1; i < nt; i++)
-			for (j = i; j > 0 && (tns[j] > tns[j - 1] ||
-					      (tns[j] == tns[j - 1] && tids[j] < tids[j - 1])); j--) {
-				pid_t t = tids[j], tp = tpids[j];
-				uint64_t c = counts[j], tn = tns[j];
-
-				tids[j] = tids[j - 1];
-				tpids[j] = tpids[j - 1];
-				counts[j] = counts[j - 1];
-				tns[j] = tns[j - 1];
-				tids[j - 1] = t;
-				tpids[j - 1] = tp;
-				counts[j - 1] = c;
-				tns[j - 1] = tn;
-			}
-		for (i = 0; i < nt; i++) {
-			const char *name = profile_thread_name(p, tids[i]);
-			struct flat tf;
-
-			fprintf(f, "\nthread %d (%s)", tids[i], name ? name : "?");
-			if (nprocs > 1) {
-				const char *pname = profile_process_name(p, tpids[i]);
-
-				fprintf(f, " of process %d (%s)", tpids[i], pname ? pname : "?");
-			}
-			fprintf(f, ": %" PRIu64 " %s, %.1f%% of all\n",
-				counts[i], plural(counts[i], "sample", "samples"),
-				100.0 * (double)tns[i] / (double)(fl.total ? fl.total : 1));
-			profile_flat(p, tpids[i], tids[i], oo->sort, oo->lines, &tf);
-			table(f, p, &tf, fl.total, oo);
-			flat_release(&tf);
-		}
-		free(tids);
-		free(tpids);
-		free(counts);
-		free(tns);
+		/* Threads by their time, most first. */
+		nt = profile_groups(p, true, &threads_of);
+		for (i = 0; i < nt; i++)
+			group_table(f, p, &threads_of[i], true, nprocs > 1, fl.total, oo);
+		free(threads_of);
 	}
-	free(pids);
-	free(pcounts);
-	free(pns);
+	free(procs);
 	if (oo->callgraph)
 		callgraph(f, p, &fl, fl.total, oo);
 	flat_release(&fl);
