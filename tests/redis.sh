@@ -25,39 +25,40 @@ WAIT_SECS=10 wait_for redis-cli -p "$port" ping >/dev/null 2>&1 ||
 	{ echo "Bail out! redis-server did not start"; exit 1; }
 
 check "the EINTR counter is loaded in redis" test "$(cat "$TMP/eintr" 2>/dev/null)" = 0
-"$CTPROF" -F 999 -d 4 -p "$rpid" -o "$TMP/redis.txt" 2>"$TMP/ctprof.err" &
-cpid=$!
-bg_started "$cpid"
-sleep 0.3
-redis-benchmark -p "$port" -q -n 40000 -c 4 -t set,get >"$TMP/bench.out" 2>&1
-brc=$?
-wait_child "$cpid" 20
-crc=$RC
-tr '\r' '\n' <"$TMP/bench.out" | grep 'requests per second' | tail -2 >"$TMP/bench.txt"
-diag_file "$TMP/bench.txt"
+
+# profiled_bench REPORT CTPROF_OPTION...: ctprof attached to redis for 4 s
+# at 999 Hz, writing REPORT, while redis-benchmark sends it 40000 requests.
+# Sets OUT, brc and crc (the benchmark's and ctprof's status); the
+# benchmark's two result lines are in $TMP/bench.txt and the log.
+profiled_bench() {
+	local report=$1 cpid
+	shift
+	"$CTPROF" "$@" -F 999 -d 4 -p "$rpid" -o "$report" 2>"$report.err" &
+	cpid=$!
+	bg_started "$cpid"
+	sleep 0.3
+	redis-benchmark -p "$port" -q -n 40000 -c 4 -t set,get >"$TMP/bench.out" 2>&1
+	brc=$?
+	wait_child "$cpid" 20
+	crc=$RC
+	OUT=$report
+	tr '\r' '\n' <"$TMP/bench.out" | grep 'requests per second' | tail -2 >"$TMP/bench.txt"
+	diag_file "$TMP/bench.txt"
+}
+
+profiled_bench "$TMP/redis.txt"
 diag "EINTRs seen by redis: $(cat "$TMP/eintr")"
 check "redis-benchmark completed (exit 0)" test "$brc" = 0
 check "SET and GET both ran" test "$(grep -c 'requests per second' "$TMP/bench.txt")" = 2
-check "ctprof exits 0 with a report" eval '[ "$crc" = 0 ] && has_report "$TMP/redis.txt"'
-OUT=$TMP/redis.txt
+check "ctprof exits 0 with a report" eval '[ "$crc" = 0 ] && has_report "$OUT"'
 check "redis's own code is in the profile ([$module])" grep -q "\\[$module\\]" "$OUT"
 check "redis's epoll_wait returned no EINTR" test "$(cat "$TMP/eintr")" = 0
 check "redis is left untraced and answering" \
 	eval 'untraced "$rpid" && redis-cli -p "$port" ping | grep -q PONG'
 
 # --wall: the blocked threads are stopped too, once per wait.
-"$CTPROF" --wall -v -F 999 -d 4 -p "$rpid" -o "$TMP/wall.txt" 2>"$TMP/ctprof-wall.err" &
-cpid=$!
-bg_started "$cpid"
-sleep 0.3
-redis-benchmark -p "$port" -q -n 40000 -c 4 -t set,get >"$TMP/bench.out" 2>&1
-brc=$?
-wait_child "$cpid" 20
-crc=$RC
-tr '\r' '\n' <"$TMP/bench.out" | grep 'requests per second' | tail -2 >"$TMP/bench.txt"
-diag_file "$TMP/bench.txt"
-diag "--wall: EINTRs seen by redis: $(cat "$TMP/eintr"); $(grep 'stops of blocked' "$TMP/wall.txt")"
-OUT=$TMP/wall.txt
+profiled_bench "$TMP/wall.txt" --wall -v
+diag "--wall: EINTRs seen by redis: $(cat "$TMP/eintr"); $(grep 'stops of blocked' "$OUT")"
 check "--wall: redis-benchmark completed, SET and GET" \
 	eval '[ "$brc" = 0 ] && [ "$(grep -c "requests per second" "$TMP/bench.txt")" = 2 ]'
 check "--wall: a wall-clock report that shows redis waiting in epoll_wait" \
