@@ -371,28 +371,24 @@ static void handle_status(struct session *s, pid_t tid, int status)
 		resume(s, t, 0);
 		finish_sample(c, t);
 		break;
-	case PTRACE_EVENT_CLONE: {
-		unsigned long msg = 0;
-
-		if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) == 0 && in_thread_group(t->proc->pid, (pid_t)msg)) {
-			thread_add(s, t->proc, (pid_t)msg);
-			t = thread_find(s, tid);
-		}
-		c = take_sample(s, t);
-		resume(s, t, 0);
-		finish_sample(c, t);
-		break;
-	}
+	case PTRACE_EVENT_CLONE:
 	case PTRACE_EVENT_FORK:
 	case PTRACE_EVENT_VFORK: {
-		/* Only with follow_forks: the child is traced already, and
-		 * its first stop may come before or after this one. */
+		/* The new thread, or with follow_forks the new process, is
+		 * traced already; its first stop may come before or after
+		 * this one.  A clone that made a process is left to that
+		 * first stop (process_of_new). */
 		unsigned long msg = 0;
 
 		if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) == 0 && msg > 0 &&
 		    !thread_find(s, (pid_t)msg)) {
-			thread_add(s, process_add(s, (pid_t)msg), (pid_t)msg);
-			t = thread_find(s, tid);
+			struct process *p = event != PTRACE_EVENT_CLONE ? process_add(s, (pid_t)msg)
+					    : in_thread_group(t->proc->pid, (pid_t)msg) ? t->proc : NULL;
+
+			if (p) {
+				thread_add(s, p, (pid_t)msg);
+				t = thread_find(s, tid);
+			}
 		}
 		c = take_sample(s, t);
 		resume(s, t, 0);
