@@ -13,33 +13,14 @@
 
 #include "timeutil.h"
 
-/* CPU time of the calling thread, to burn an amount of it whatever the
- * machine's load. */
-static double thread_cpu_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-#define BURN(secs, salt) ({                                          \
-	volatile unsigned long burn_x_ = (salt);                     \
-	double burn_end_ = thread_cpu_s() + (secs);                  \
-	while (thread_cpu_s() < burn_end_)                           \
-		for (int burn_i_ = 0; burn_i_ < 20000; burn_i_++)    \
-			burn_x_ += (unsigned long)burn_i_ * (salt);  \
-	burn_x_;                                                     \
-})
-
 __attribute__((noinline)) static unsigned long burst_work(double s)
 {
-	return BURN(s, 19);
+	return SPIN_ON(thread_cpu_s, s, 19);
 }
 
 __attribute__((noinline)) static unsigned long main_work(double s)
 {
-	return BURN(s, 23);
+	return SPIN_ON(thread_cpu_s, s, 23);
 }
 
 static void *burst(void *arg)
