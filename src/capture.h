@@ -9,6 +9,13 @@
 #include <sys/types.h>
 #include <sys/user.h>
 
+/* Not in the uapi headers: what a thread stopped in the middle of a
+ * system call has in rax, the kernel's codes for an interrupted call. */
+#define ERESTARTSYS 512
+#define ERESTARTNOINTR 513
+#define ERESTARTNOHAND 514
+#define ERESTART_RESTARTBLOCK 516
+
 struct target;
 
 struct capture {

@@ -45,15 +45,17 @@ static int thread_sched(struct thread *t)
  * time read in T->run_mark, which is now accounted for. */
 static uint64_t cpu_weight(struct thread *t)
 {
-	uint64_t base = t->run_known ? t->run_ns : 0, w;
+	uint64_t w;
 
-	w = t->run_mark > base ? t->run_mark - base : 0;
-	if (t->run_mark > base || !t->run_known)
-		t->run_ns = t->run_mark;
+	/* A thread born while profiled: all its CPU time is the profile's. */
 	if (!t->run_known) {
-		t->run_first = 0;
+		t->run_ns = t->run_first = 0;
 		t->run_known = true;
 	}
+	if (t->run_mark <= t->run_ns)
+		return 0;
+	w = t->run_mark - t->run_ns;
+	t->run_ns = t->run_mark;
 	return w;
 }
 
@@ -186,12 +188,6 @@ static bool still_waiting(struct sampler *sp, struct thread *t)
 	return false;
 }
 
-/* Not in the uapi headers: the kernel's codes for an interrupted call. */
-#define ERESTARTSYS 512
-#define ERESTARTNOINTR 513
-#define ERESTARTNOHAND 514
-#define ERESTART_RESTARTBLOCK 516
-
 /* Was the capture's thread stopped in the middle of a system call, which
  * it returns to after the stop? */
 static bool in_syscall(const struct capture *c)
@@ -302,6 +298,17 @@ static void drop_old_image(struct sampler *sp)
 	sp->ncaps = n;
 }
 
+/* Put KEY under the N frames in PCS as their leaf (dropping the outermost
+ * frame if PCS is full). */
+static void push_leaf(struct sampler *sp, unsigned *n, uint64_t key)
+{
+	if (*n == sp->max_frames)
+		(*n)--;
+	memmove(sp->pcs + 1, sp->pcs, *n * sizeof(*sp->pcs));
+	sp->pcs[0] = key;
+	(*n)++;
+}
+
 static void unwind_captures(struct sampler *sp)
 {
 	struct sampler_stats *st = &sp->stats;
@@ -341,22 +348,14 @@ static void unwind_captures(struct sampler *sp)
 			sp->pcs[j] = maps_frame_key(&tgt->maps, sp->pcs[j]);
 		if (c->blocked && in_syscall(c)) {
 			/* The leaf says which call it waits in. */
-			if (n == sp->max_frames)
-				n--;
-			memmove(sp->pcs + 1, sp->pcs, n * sizeof(*sp->pcs));
-			sp->pcs[0] = frame_key_syscall((long)c->regs.orig_rax);
-			n++;
+			push_leaf(sp, &n, frame_key_syscall((long)c->regs.orig_rax));
 			st->blocked_stops++;
 			remember_wait(sp, c, sp->pcs, n);
 		} else if (sp->wall) {
 			forget_wait(sp, c->tid);
 		} else if (c->at_exit) {
 			/* Not a sample of where the time went: it is said so. */
-			if (n == sp->max_frames)
-				n--;
-			memmove(sp->pcs + 1, sp->pcs, n * sizeof(*sp->pcs));
-			sp->pcs[0] = frame_key(FRAME_MODULE_SYSCALL, FRAME_UNSAMPLED);
-			n++;
+			push_leaf(sp, &n, frame_key(FRAME_MODULE_SYSCALL, FRAME_UNSAMPLED));
 		}
 		stacks_add(&sp->stacks, tgt->proc->pid, c->tid, sp->pcs, n, c->at_exit ? 0 : 1, c->ns);
 		st->unwind_ns += now_ns() - t0;

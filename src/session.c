@@ -211,9 +211,6 @@ static void drop_sample(struct session *s, struct thread *t)
 	}
 }
 
-/* Not in the uapi headers: the kernel's "restart unless a handler runs". */
-#define ERESTARTNOHAND 514
-
 /* At an interrupt stop of ours (PTRACE_EVENT_STOP with SIGTRAP), T may be
  * on its way out of a system call that the stop itself broke with EINTR:
  * epoll_wait, sigtimedwait, semtimedop and a few others are not restarted
