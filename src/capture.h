@@ -31,7 +31,6 @@ struct capture {
 	                                 * running; it waits in regs.orig_rax */
 	uint64_t ns;                    /* the time the sample stands for */
 	uint64_t slices;                /* times it got a CPU, read before the stop */
-	bool at_exit;                   /* taken at its exit, not interrupted */
 };
 
 #endif

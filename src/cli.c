@@ -33,8 +33,9 @@ static void usage(FILE *f)
 "  -F, --frequency=HZ       samples per second, %d to %d (default %d)\n"
 "      --wall               wall-clock profile: every thread counts at every tick,\n"
 "                           a blocked one with the system call it waits in\n"
-"      --weight=WEIGHT      samples (default), or cputime: each sample weighs the\n"
-"                           CPU time its thread used since its previous sample\n"
+"      --weight=WEIGHT      cputime (default): each sample weighs the CPU time\n"
+"                           its thread used since its previous sample; or\n"
+"                           samples: each counts one period (--wall: always)\n"
 "      --stack-size=BYTES   stack bytes copied per sample, 1k to 1m (default 64k)\n"
 "      --max-frames=N       frames unwound per sample, %d to %d (default %d)\n"
 "      --unwinder=NAME      libunwind or libdw (default %s)\n"
@@ -76,7 +77,9 @@ static void usage(FILE *f)
 "\n"
 "Only threads that are running are stopped, for a few microseconds, at each\n"
 "tick; blocked threads are never touched (with --wall, each is stopped once per\n"
-"wait).  Attached processes are detached and left running at the end.\n"
+"wait).  So that a thread stops where it was at the tick, its CPU is first\n"
+"taken from it by a real-time helper thread of ctprof's on that CPU.\n"
+"Attached processes are detached and left running at the end.\n"
 "\n"
 "Exit status: 0 attached and reported; 1 could not profile the process;\n"
 "2 usage error; with a COMMAND, its own exit status (128+N if killed by signal\n"
@@ -334,7 +337,7 @@ int cli_parse(int argc, char **argv, struct options *o, int *exit_code)
 				error_msg("invalid weight '%s': expected samples or cputime", optarg);
 				return usage_error(exit_code);
 			}
-			o->cputime = !strcmp(optarg, "cputime");
+			o->weight = optarg;
 			break;
 		case OPT_INTERVAL: {
 			char *end;
@@ -376,7 +379,7 @@ int cli_parse(int argc, char **argv, struct options *o, int *exit_code)
 	if (o->live && live_check(o) < 0)
 		return usage_error(exit_code);
 	if (o->report) {
-		if (o->pid || o->duration || o->follow_forks || o->wall || o->cputime || optind != argc - 1) {
+		if (o->pid || o->duration || o->follow_forks || o->wall || o->weight || optind != argc - 1) {
 			error_msg(optind >= argc ? "report: give the profile file to read, e.g. ctprof report out.pb.gz"
 				  : "report: give one profile file and output options only; see 'ctprof --help'");
 			return usage_error(exit_code);
@@ -395,10 +398,11 @@ int cli_parse(int argc, char **argv, struct options *o, int *exit_code)
 		error_msg("nothing to profile: give -p PID or a command; see 'ctprof --help'");
 		return usage_error(exit_code);
 	}
-	if (o->wall && o->cputime) {
+	if (o->wall && o->weight && !strcmp(o->weight, "cputime")) {
 		error_msg("--wall counts time, --weight=cputime CPU time: give one of them");
 		return usage_error(exit_code);
 	}
+	o->cputime = !o->wall && !(o->weight && !strcmp(o->weight, "samples"));
 	verbose_level = o->verbose;
 	return 0;
 }

@@ -28,7 +28,9 @@ struct options {
 	double duration;        /* -d seconds, 0 = until the target ends or Ctrl-C */
 	bool follow_forks;      /* -f: profile the processes it forks too */
 	bool wall;              /* --wall: every thread at every tick */
-	bool cputime;           /* --weight=cputime */
+	bool cputime;           /* samples weigh CPU time (the default, but
+	                         * for --wall and --weight=samples) */
+	const char *weight;     /* --weight as given, NULL if not */
 	unsigned frequency;     /* -F Hz */
 	const char *outputs[8]; /* -o FILE..., none: stdout */
 	unsigned noutputs;

@@ -31,6 +31,18 @@
 #define STOP_TIMEOUT_NS 100000000ULL
 /* How long it polls for the stops before it sleeps. */
 #define SPIN_NS 200000ULL
+/* Real-time priorities: the sampler outranks the helpers that take CPUs
+ * from the target (kick.h), so that it can run on a CPU one of them
+ * holds. */
+#define SAMPLER_PRIO 2
+#define HELPER_PRIO 1
+/* The lead follows what ctprof's lateness and its reads before a tick
+ * took lately, in steps of this. */
+#define LEAD_STEP_NS 2000ULL
+/* The thread id under which the CPU time of exited threads after their
+ * last sample is counted (thread_exits). */
+#define EXITED_TID 0
+#define LEAD_FIRST_NS 50000ULL
 
 /* The thread's CPU time and CPU arrivals now, into run_mark and
  * slices_mark; its schedstat file is opened on first use.  0 or -1. */
@@ -41,7 +53,7 @@ static int thread_sched(struct thread *t)
 	return proc_schedstat(t->schedstat_fd, &t->run_mark, &t->slices_mark);
 }
 
-/* --weight=cputime: the CPU time T used since its last sample, up to the
+/* The CPU time T used since its last sample, up to the
  * time read in T->run_mark, which is now accounted for. */
 static uint64_t cpu_weight(struct thread *t)
 {
@@ -84,8 +96,9 @@ static struct capture *capture_thread(void *arg, struct thread *t)
 		return NULL;
 	c->blocked = t->blocked_sample;
 	c->slices = t->slices_mark;
-	c->at_exit = false;
-	c->ns = sp->cputime ? cpu_weight(t) : sp->period_ns;
+	c->ns = cpu_weight(t);
+	if (!sp->cputime)
+		c->ns = sp->period_ns;
 	c->sp = c->regs.rsp;
 	/* Copy from SP up to the end of its mapping (the stack's top), at
 	 * most stack_size bytes, in one system call. */
@@ -140,23 +153,49 @@ static struct target *target_of(struct sampler *sp, struct process *p, int *err)
 	return tgt->unwind_state ? tgt : NULL;
 }
 
+/* Remember the name of thread TID when it is first sampled: once the
+ * thread has exited it can no longer be read. */
+static void note_thread(struct sampler *sp, pid_t pid, pid_t tid)
+{
+	char path[64];
+	size_t i;
+	FILE *f;
+
+	for (i = sp->nnames; i-- > 0;)
+		if (sp->names[i].tid == tid)
+			return;
+	GROW(sp->names, sp->namecap, sp->nnames + 1);
+	sp->names[sp->nnames].tid = tid;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);
+	f = tid == EXITED_TID ? NULL : fopen(path, "re");
+	if (!f || !fgets(sp->names[sp->nnames].name, sizeof(sp->names[0].name), f))
+		snprintf(sp->names[sp->nnames].name, sizeof(sp->names[0].name),
+			 tid == EXITED_TID ? "[exited]" : "?");
+	if (f)
+		fclose(f);
+	sp->names[sp->nnames].name[strcspn(sp->names[sp->nnames].name, "\n")] = '\0';
+	sp->nnames++;
+}
+
 /* --weight=cputime, at a thread's exit (it is stopped there): the CPU
- * time it used since its last sample would be in no sample, so it is
- * charged to where it exits from. */
+ * time it used since its last sample would be in no sample.  It is
+ * charged to [unsampled, to exit], in one entry per process for all the
+ * threads that exited: where that time went is not known (at its exit
+ * stop a thread has left the code it ran), and an entry per thread would
+ * grow with every thread a server ever starts. */
 static void thread_exits(void *arg, struct thread *t)
 {
 	struct sampler *sp = arg;
-	struct capture *c;
+	uint64_t key = frame_key(FRAME_MODULE_SYSCALL, FRAME_UNSAMPLED), w;
 
 	if (thread_sched(t) < 0)
 		return;
 	sp->stats.kernel_cpu_ns += t->run_mark - (t->run_known ? t->run_first : 0);
-	if (t->run_mark <= (t->run_known ? t->run_ns : 0) || !target_of(sp, t->proc, NULL))
-		return;
-	t->blocked_sample = false;
-	c = capture_thread(sp, t);
-	if (c)
-		c->at_exit = true;
+	w = cpu_weight(t);
+	if (w) {
+		stacks_add(&sp->stacks, t->proc->pid, EXITED_TID, &key, 1, 0, w);
+		note_thread(sp, t->proc->pid, EXITED_TID);
+	}
 }
 
 /* --wall: count blocked thread T's last stack again, without a stop. */
@@ -253,29 +292,6 @@ int sampler_init(struct sampler *sp, struct session *s, const struct unwinder_op
 	return 0;
 }
 
-/* Remember the name of thread TID when it is first sampled: once the
- * thread has exited it can no longer be read. */
-static void note_thread(struct sampler *sp, pid_t pid, pid_t tid)
-{
-	char path[64];
-	size_t i;
-	FILE *f;
-
-	for (i = sp->nnames; i-- > 0;)
-		if (sp->names[i].tid == tid)
-			return;
-	GROW(sp->names, sp->namecap, sp->nnames + 1);
-	sp->names[sp->nnames].tid = tid;
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);
-	f = fopen(path, "re");
-	if (!f || !fgets(sp->names[sp->nnames].name, sizeof(sp->names[0].name), f))
-		snprintf(sp->names[sp->nnames].name, sizeof(sp->names[0].name), "?");
-	if (f)
-		fclose(f);
-	sp->names[sp->nnames].name[strcspn(sp->names[sp->nnames].name, "\n")] = '\0';
-	sp->nnames++;
-}
-
 /* Captures taken in a process before it exec'd: their addresses mean
  * nothing in the new image. */
 static void drop_old_image(struct sampler *sp)
@@ -330,11 +346,9 @@ static void unwind_captures(struct sampler *sp)
 		enum unwind_result res;
 		unsigned n = 0, j;
 
-		if (!c->at_exit) {
-			st->samples++;
-			st->stall_ns += c->stall_ns;
-			st->stall_hist[us < STALL_BUCKETS ? us : STALL_BUCKETS - 1]++;
-		}
+		st->samples++;
+		st->stall_ns += c->stall_ns;
+		st->stall_hist[us < STALL_BUCKETS ? us : STALL_BUCKETS - 1]++;
 
 		res = sp->unwinder->walk(tgt->unwind_state, c, sp->pcs, sp->max_frames, &n);
 		if (res == UNWIND_COMPLETE)
@@ -353,11 +367,8 @@ static void unwind_captures(struct sampler *sp)
 			remember_wait(sp, c, sp->pcs, n);
 		} else if (sp->wall) {
 			forget_wait(sp, c->tid);
-		} else if (c->at_exit) {
-			/* Not a sample of where the time went: it is said so. */
-			push_leaf(sp, &n, frame_key(FRAME_MODULE_SYSCALL, FRAME_UNSAMPLED));
 		}
-		stacks_add(&sp->stacks, tgt->proc->pid, c->tid, sp->pcs, n, c->at_exit ? 0 : 1, c->ns);
+		stacks_add(&sp->stacks, tgt->proc->pid, c->tid, sp->pcs, n, 1, c->ns);
 		st->unwind_ns += now_ns() - t0;
 		note_thread(sp, tgt->proc->pid, c->tid);
 	}
@@ -374,28 +385,17 @@ static void unwind_captures(struct sampler *sp)
 	}
 }
 
-static void tick(struct sampler *sp)
+/* Choose the threads tick N stops, into sp->picks; threads blocked in
+ * --wall mode are asked to stop at once (no CPU to take from them).
+ * Returns false if one of them may wake up on ctprof's CPU (HERE), so
+ * that waiting for the stops must not spin. */
+static bool choose(struct sampler *sp, int here)
 {
 	struct session *s = sp->session;
-	/* Spin for the stops only if no thread to stop shares our CPU: it
-	 * could not run to its stop while ctprof (SCHED_FIFO) spins. */
-	uint64_t spin = sp->stats.realtime ? SPIN_NS : 0;
-	int here = sched_getcpu();
+	bool spin = true;
 	size_t i;
 
-	drop_old_image(sp);
-	for (i = 0; i < sp->ntargets; i++) {
-		struct target *tgt = sp->targets[i];
-
-		tgt->maps.epoch++;
-		if (tgt->proc->exec_seen) {
-			tgt->proc->exec_seen = false;
-			if (tgt->unwind_state)
-				maps_exec(&tgt->maps);
-		}
-	}
-	/* The watchdog: a thread that never stops is given up. */
-	session_drop_stale(s, STOP_TIMEOUT_NS);
+	sp->npicks = 0;
 	for (i = 0; i < s->nthreads; i++) {
 		struct thread *t = &s->threads[i];
 		int cpu = -1;
@@ -442,27 +442,168 @@ static void tick(struct sampler *sp)
 			continue;
 		t->blocked_sample = false;
 		if (state == 'R') {
-			if (sp->cputime)
-				thread_sched(t);
-		} else if (state == 'T' || state == 't' || state == 'Z' || state == 'X' ||
-			   still_waiting(sp, t)) {
+			/* Runnable is not running: a thread that has not run
+			 * since its last sample (it waits for a CPU) has no
+			 * CPU time to account for, and its stack is the one
+			 * it had. */
+			if (!sp->wall && thread_sched(t) == 0 && t->run_known && t->run_mark <= t->run_ns) {
+				sp->stats.not_run++;
+				continue;
+			}
+			GROW(sp->picks, sp->pickcap, sp->npicks + 1);
+			sp->picks[sp->npicks].t = t;
+			sp->picks[sp->npicks].cpu = cpu;
+			sp->npicks++;
+			if (cpu < 0 || cpu == here)
+				spin = false;
+			continue;
+		}
+		if (state == 'T' || state == 't' || state == 'Z' || state == 'X' || still_waiting(sp, t)) {
 			/* Stopped, on its way out, or back where it waited:
 			 * counted as it was, if that is known. */
 			count_again(sp, t);
 			continue;
-		} else {
-			t->blocked_sample = true;
 		}
-		/* A blocked thread wakes up to stop, maybe on our CPU. */
-		if (session_interrupt(s, t) == 0 && (cpu < 0 || cpu == here || t->blocked_sample))
-			spin = 0;
+		/* Blocked, in --wall mode: it wakes up to stop, maybe on our
+		 * CPU. */
+		t->blocked_sample = true;
+		session_interrupt(s, t);
+		spin = false;
 	}
-	/* A thread that is runnable but waiting for a CPU stops only when it
+	return spin;
+}
+
+/* Ask picked thread T to stop.  SINCE_NS, if not 0, is when its CPU was
+ * taken from it: its stall starts there. */
+static void interrupt_one(struct sampler *sp, struct thread *t, uint64_t since_ns, bool preempted)
+{
+	if (session_interrupt(sp->session, t) < 0)
+		return;
+	if (since_ns && since_ns < t->interrupt_ns)
+		t->interrupt_ns = since_ns;
+	if (preempted)
+		sp->stats.preempted++;
+	else
+		sp->stats.unheld++;
+}
+
+/* Ask the threads picked on CPU to stop; returns how many were. */
+static uint64_t interrupt_cpu(struct sampler *sp, int cpu, uint64_t since_ns, bool preempted)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < sp->npicks; i++)
+		if (sp->picks[i].cpu == cpu) {
+			interrupt_one(sp, sp->picks[i].t, since_ns, preempted);
+			n++;
+		}
+	return n;
+}
+
+/* Stop the picked threads where they were at tick N (at T_NS), not where
+ * they next leave the kernel: those on ctprof's own CPU (HERE) are off it
+ * already, since ctprof woke at WOKE_NS; for every other CPU, wait until
+ * its helper holds it, ask its threads to stop, and let it go.  See
+ * kick.h for why. */
+static void interrupt_picks(struct sampler *sp, uint64_t n, uint64_t t_ns, int here, uint64_t woke_ns)
+{
+	struct kicker *k = &sp->kick;
+	size_t i;
+	int c;
+
+	if (!sp->kicking) {
+		for (i = 0; i < sp->npicks; i++)
+			interrupt_one(sp, sp->picks[i].t, 0, false);
+		return;
+	}
+	memset(sp->want, 0, (size_t)k->ncpus);
+	for (i = 0; i < sp->npicks; i++) {
+		c = sp->picks[i].cpu;
+		if (c >= 0 && c < k->ncpus && c != here && !sp->want[c])
+			sp->want[c] = kicker_want(k, c) ? 1 : 2;
+	}
+	/* Helpers with nothing to hold go back to sleep as they wake. */
+	for (c = 0; c < k->ncpus; c++)
+		if (sp->want[c] != 1)
+			kicker_skip(k, c, n);
+	/* Threads whose CPU is not known: nothing to hold. */
+	for (i = 0; i < sp->npicks; i++)
+		if (sp->picks[i].cpu < 0 || sp->picks[i].cpu >= k->ncpus)
+			interrupt_one(sp, sp->picks[i].t, 0, false);
+	if (here >= 0 && here < k->ncpus)
+		interrupt_cpu(sp, here, woke_ns, true);
+	for (c = 0; c < k->ncpus; c++) {
+		uint64_t since = 0, stopped;
+		bool held;
+
+		if (!sp->want[c] || c == here)
+			continue;
+		held = sp->want[c] == 1 && kicker_wait_hold(k, c, n, t_ns + k->hold_max_ns / 2, &since);
+		stopped = interrupt_cpu(sp, c, since, held);
+		if (sp->want[c] == 1 && !kicker_let_go(k, c, n) && held) {
+			/* It left before the stops were asked for. */
+			sp->stats.preempted -= stopped;
+			sp->stats.unheld += stopped;
+		}
+	}
+	/* Helpers cannot run here (no real-time priority for them after
+	 * all): no lead, no holds from now on. */
+	if (k->disabled)
+		sp->kicking = false;
+}
+
+/* How long before tick n ctprof wakes up. */
+static uint64_t lead(const struct sampler *sp)
+{
+	if (!sp->kicking)
+		return 0;
+	return sp->need_ns < sp->period_ns / 2 ? sp->need_ns : sp->period_ns / 2;
+}
+
+/* Tick N, at T_NS: ctprof woke at WOKE_NS, the lead before it. */
+static void tick(struct sampler *sp, uint64_t n, uint64_t t_ns, uint64_t woke_ns)
+{
+	struct session *s = sp->session;
+	int here = sched_getcpu();
+	bool spin;
+	size_t i;
+
+	drop_old_image(sp);
+	for (i = 0; i < sp->ntargets; i++) {
+		struct target *tgt = sp->targets[i];
+
+		tgt->maps.epoch++;
+		if (tgt->proc->exec_seen) {
+			tgt->proc->exec_seen = false;
+			if (tgt->unwind_state)
+				maps_exec(&tgt->maps);
+		}
+	}
+	/* The watchdog: a thread that never stops is given up. */
+	session_drop_stale(s, STOP_TIMEOUT_NS);
+	spin = choose(sp, here);
+	if (sp->kicking) {
+		/* What the lead must cover: ctprof's lateness in waking up,
+		 * and the reads above.  The lead follows its 75th
+		 * percentile: later, the helpers hold a little longer;
+		 * earlier, ctprof spins until the tick. */
+		uint64_t need = now_ns() - (t_ns - lead(sp));
+
+		if (need > sp->need_ns)
+			sp->need_ns += LEAD_STEP_NS * 3 / 4;
+		else if (sp->need_ns > LEAD_STEP_NS)
+			sp->need_ns -= LEAD_STEP_NS / 4;
+	}
+	interrupt_picks(sp, n, t_ns, here, woke_ns);
+	/* Spin for the stops only if no thread to stop shares our CPU: it
+	 * could not run to its stop while ctprof (SCHED_FIFO) spins.  A
+	 * thread that is runnable but waiting for a CPU stops only when it
 	 * gets one, which can take a scheduler slice: wait at most half a
 	 * period, then take its stop whenever it comes.  Its PC is the same:
 	 * it has not run meanwhile. */
 	if (s->waiting)
-		session_wait_samples(s, spin, sp->period_ns / 2);
+		session_wait_samples(s, spin && sp->stats.realtime ? SPIN_NS : 0, sp->period_ns / 2);
 	unwind_captures(sp);
 }
 
@@ -472,7 +613,7 @@ static void tick(struct sampler *sp)
  * inherited by anything ctprof starts (SCHED_RESET_ON_FORK). */
 static void raise_priority(struct sampler *sp)
 {
-	struct sched_param p = { .sched_priority = 1 };
+	struct sched_param p = { .sched_priority = SAMPLER_PRIO };
 
 	if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &p) == 0) {
 		sp->stats.realtime = true;
@@ -499,24 +640,43 @@ static uint64_t cpu_time_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/* Wake up at WHEN (CLOCK_MONOTONIC), once. */
+static int arm(int tfd, uint64_t when)
+{
+	struct itimerspec its = {
+		.it_value = {
+			.tv_sec = (time_t)(when / 1000000000ULL),
+			.tv_nsec = (long)(when % 1000000000ULL),
+		},
+	};
+
+	return timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+/* Start the helpers that take CPUs from the target at each tick, on
+ * the grid that starts at T0; only with a real-time priority, which
+ * they need as much as the sampler does. */
+static void start_kicking(struct sampler *sp, uint64_t t0)
+{
+	if (!sp->stats.realtime || kicker_init(&sp->kick, t0, sp->period_ns, HELPER_PRIO) < 0)
+		return;
+	sp->want = xcalloc((size_t)sp->kick.ncpus, 1);
+	sp->kicking = true;
+	sp->need_ns = LEAD_FIRST_NS;
+}
+
 int sampler_run(struct sampler *sp)
 {
 	struct session *s = sp->session;
 	uint64_t period = sp->period_ns = 1000000000ULL / sp->frequency;
 	uint64_t start = now_ns(), end = 0, cpu0, next_interval = 0;
-	struct itimerspec its;
+	/* Tick n is at t0 + n * period. */
+	uint64_t t0 = start + period, next_n = 0, late_max = period / 4;
 	int tfd;
 
 	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	if (tfd < 0)
 		return -errno;
-	its.it_interval.tv_sec = (time_t)(period / 1000000000ULL);
-	its.it_interval.tv_nsec = (long)(period % 1000000000ULL);
-	its.it_value = its.it_interval;
-	if (timerfd_settime(tfd, 0, &its, NULL) < 0) {
-		close(tfd);
-		return -errno;
-	}
 	if (sp->duration > 0)
 		end = start + (uint64_t)(sp->duration * 1e9);
 	if (sp->hooks.interval_ns)
@@ -529,17 +689,23 @@ int sampler_run(struct sampler *sp)
 		clock_gettime(CLOCK_REALTIME, &rt);
 		sp->stats.start_realtime_ns = (int64_t)rt.tv_sec * 1000000000LL + rt.tv_nsec;
 	}
-	if (sp->cputime) {
-		/* CPU time used before profiling is not the profile's. */
-		for (size_t i = 0; i < s->nthreads; i++) {
-			struct thread *t = &s->threads[i];
+	/* CPU time used before profiling is not the profile's. */
+	for (size_t i = 0; i < s->nthreads; i++) {
+		struct thread *t = &s->threads[i];
 
-			t->run_known = thread_sched(t) == 0;
-			t->run_ns = t->run_first = t->run_known ? t->run_mark : 0;
-		}
-		s->on_exit = thread_exits;
+		t->run_known = thread_sched(t) == 0;
+		t->run_ns = t->run_first = t->run_known ? t->run_mark : 0;
 	}
+	if (sp->cputime)
+		s->on_exit = thread_exits;
 	raise_priority(sp);
+	start_kicking(sp, t0);
+	if (arm(tfd, t0 - lead(sp)) < 0) {
+		close(tfd);
+		kicker_release(&sp->kick);
+		lower_priority();
+		return -errno;
+	}
 	/* From here on, statuses are reaped after the signalfd says there
 	 * are some (SIGCHLD), and only then. */
 	session_reap(s);
@@ -590,15 +756,29 @@ int sampler_run(struct sampler *sp)
 			uint64_t exp = 0;
 
 			if (read(tfd, &exp, sizeof(exp)) == sizeof(exp) && exp > 0) {
-				/* While ctprof was stopped with its command (Ctrl-Z)
-				 * there was nothing to sample. */
+				uint64_t woke = now_ns(), n = next_n, skipped = 0;
+
+				/* Too late for tick n (its helpers have let go):
+				 * take the latest tick instead, and count those
+				 * between as missed, unless ctprof was stopped
+				 * with its command (Ctrl-Z): there was nothing
+				 * to sample then. */
+				if (woke > t0 + n * period + late_max) {
+					uint64_t m = (woke - t0) / period;
+
+					skipped = m > n ? m - n : 0;
+					n += skipped;
+				}
 				if (s->resumed_after_stop) {
 					s->resumed_after_stop = false;
-					exp = 1;
+					skipped = 0;
 				}
-				sp->stats.ticks += exp;
-				sp->stats.missed += exp - 1;
-				tick(sp);
+				sp->stats.ticks += 1 + skipped;
+				sp->stats.missed += skipped;
+				sp->stats.lead_ns += lead(sp);
+				tick(sp, n, t0 + n * period, woke);
+				next_n = n + 1;
+				arm(tfd, t0 + next_n * period - lead(sp));
 			}
 		}
 	}
@@ -623,6 +803,9 @@ int sampler_run(struct sampler *sp)
 	sp->stats.wall_ns = now_ns() - start;
 	sp->stats.cpu_ns = cpu_time_ns() - cpu0;
 	sp->stats.rss_kib = resident_kib();
+	sp->stats.helpers = sp->kick.helpers;
+	kicker_release(&sp->kick);
+	sp->kicking = false;
 	lower_priority();
 	close(tfd);
 	return 0;
@@ -653,6 +836,8 @@ void sampler_release(struct sampler *sp)
 	for (i = 0; i < sp->capcap; i++)
 		free(sp->caps[i].stack);
 	free(sp->caps);
+	free(sp->picks);
+	free(sp->want);
 	free(sp->pcs);
 	free(sp->names);
 	for (i = 0; i < sp->ntargets; i++) {

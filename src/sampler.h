@@ -6,6 +6,7 @@
 #define CTPROF_SAMPLER_H
 
 #include "capture.h"
+#include "kick.h"
 #include "maps.h"
 #include "session.h"
 #include "stacks.h"
@@ -20,6 +21,14 @@ struct sampler_stats {
 	uint64_t ticks;                 /* timer expirations */
 	uint64_t missed;                /* expirations that came too late to use */
 	uint64_t samples;               /* captures taken */
+	uint64_t preempted;             /* ... of threads asked to stop while off
+	                                 * their CPU: held by a helper, or by
+	                                 * the sampler on its own CPU */
+	uint64_t unheld;                /* ... asked to stop while running */
+	uint64_t not_run;               /* runnable threads not stopped: they
+	                                 * had not run since their last sample */
+	uint64_t lead_ns;               /* sum over ticks of the sampler's lead */
+	unsigned helpers;               /* preempting helpers started */
 	uint64_t blocked_stops;         /* --wall: captures of blocked threads */
 	uint64_t reused;                /* --wall: samples of blocked threads
 	                                 * counted again without a stop */
@@ -78,6 +87,17 @@ struct sampler {
 	double duration;
 	size_t stack_size;
 	unsigned max_frames;
+
+	struct kicker kick;             /* the helpers that preempt first */
+	bool kicking;                   /* ... in use (real-time priority) */
+	uint64_t need_ns;               /* decaying max of what the lead must cover */
+	struct pick {
+		struct thread *t;
+		int cpu;
+	} *picks;                       /* this tick's threads to stop */
+	size_t npicks, pickcap;
+	unsigned char *want;            /* [cpu]: picks there, and its helper
+	                                 * is ready to hold it */
 
 	struct capture *caps;           /* this tick's captures */
 	size_t ncaps, capcap;

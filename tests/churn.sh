@@ -2,12 +2,15 @@
 # churn: thousands of short-lived threads under 999 Hz sampling.  Every
 # thread is picked up and let go; no call chain runs off the end of a
 # stack into data (a return address outside code ends an unwind), so no
-# frame is named [anon]+ADDRESS and no chain is absurdly deep.
+# frame is named [anon]+ADDRESS and no chain is absurdly deep.  The
+# sampling checks use plain samples (--weight=samples): with CPU-time
+# weights a thread that lives 100 us weighs what it ran, and most of its
+# time is charged at its exit, not to short_work.
 . "$(dirname "$0")/lib.sh"
 skip_unless_ptrace
 
-plan 8
-run_ctprof churn -F 999 -v -o "$TMP/churn.folded" -o "$TMP/churn.txt" -- "$TARGETS/churn" 1.5
+plan 11
+run_ctprof churn --weight=samples -F 999 -v -o "$TMP/churn.folded" -o "$TMP/churn.txt" -- "$TARGETS/churn" 1.5
 check "ctprof exits with the target's status 0" is_status 0
 check "the target made its threads" grep -q '^churn: [0-9]* threads' "$OUT"
 OUT=$TMP/churn.txt
@@ -26,6 +29,21 @@ fds=$(sed -n 's/^profiler: fds open: \([0-9]*\) before sampling, \([0-9]*\) afte
 diag "fds before/after: $fds"
 check "no fd leaked over $(grep -o '^churn: [0-9]* threads' "$OUT" | cut -d' ' -f2) threads" \
 	eval '[ -n "$fds" ] && [ ${fds#* } -le ${fds% *} ]'
+
+# CPU-time weights (the default): what each thread ran after its last
+# sample is charged at its exit to one entry for all exited threads, not
+# one per thread, so the table does not grow with every thread started.
+run_ctprof weighted -F 999 -v -o "$TMP/w.folded" -o "$TMP/w.txt" -- "$TARGETS/churn" 1.5
+nthreads=$(grep -o '^churn: [0-9]* threads' "$OUT" | cut -d' ' -f2)
+check "default weights: exit 0" is_status 0
+exits=$(grep -c '\[unsampled, to exit\]' "$TMP/w.folded")
+diag "default weights: $nthreads threads, $exits folded lines with [unsampled, to exit]; $(grep 'distinct stacks' "$TMP/w.txt")"
+check "default weights: one [unsampled, to exit] entry, under [exited]" \
+	eval '[ "$exits" = 1 ] && grep -q "^\[exited\]-0;\[unsampled, to exit\] [0-9]*$" "$TMP/w.folded"'
+stacks=$(sed -n 's/^profiler: [0-9]* ticks, [0-9]* samples, \([0-9]*\) distinct stacks.*/\1/p' "$TMP/w.txt")
+check "default weights: fewer distinct stacks than a tenth of the threads ($stacks for $nthreads)" \
+	eval '[ -n "$stacks" ] && [ "$stacks" -lt $((nthreads / 10)) ]'
+
 if [ -n "${CTPROF_SANITIZED:-}" ]; then
 	skip "the longer run exits 0" "memory is not measured in the sanitizer build"
 	skip "RSS of a 3x longer run within 25%" \
@@ -33,7 +51,7 @@ if [ -n "${CTPROF_SANITIZED:-}" ]; then
 	finish
 fi
 rss1=$(sed -n 's/.*RSS \([0-9]*\) KiB when sampling ended.*/\1/p' "$TMP/churn.txt")
-run_ctprof churn-long -F 999 -v -o "$TMP/long.txt" -o /dev/null -- "$TARGETS/churn" 4.5
+run_ctprof churn-long --weight=samples -F 999 -v -o "$TMP/long.txt" -o /dev/null -- "$TARGETS/churn" 4.5
 rss3=$(sed -n 's/.*RSS \([0-9]*\) KiB when sampling ended.*/\1/p' "$TMP/long.txt")
 diag "RSS when sampling ended: $rss1 KiB for 1.5 s, $rss3 KiB for 4.5 s"
 check "the longer run exits 0" is_status 0

@@ -13,7 +13,7 @@ header_secs() {
 		for (i = 1; i <= n; i++) if (index(f[i], w)) { split(f[i], g, " "); print g[1]; exit } }' "$OUT"
 }
 
-plan 8
+plan 9
 run_ctprof burst --weight=cputime -F 99 -- "$TARGETS/cpuburst" 200
 check "ran: exit 0" is_status 0
 kernel=$(awk '$1 == "cpuburst:" { printf "%.3f", $3 / 1e9 }' "$OUT")
@@ -32,9 +32,12 @@ check "main_work is there, in [cpuburst]" test "$(module_of main_work)" = "[cpub
 check "time after a thread's last sample is charged to [unsampled, to exit]" \
 	grep -q '\[unsampled, to exit\] .*\[ctprof\]$' "$OUT"
 
-# Without the weight: samples only, and a 99 Hz tick misses most bursts.
-run_ctprof plain -F 99 -- "$TARGETS/cpuburst" 200
-check "without --weight: the usual on-CPU header" grep -q '^on-CPU profile over [0-9.]* s; percentages are of all' "$OUT"
+# With --weight=samples: samples only, and a 99 Hz tick misses most bursts.
+run_ctprof plain --weight=samples -F 99 -- "$TARGETS/cpuburst" 200
+check "--weight=samples: the plain on-CPU header" grep -q '^on-CPU profile over [0-9.]* s; percentages are of all' "$OUT"
+# Without --weight: CPU time is the default.
+run_ctprof default -F 99 -- "$TARGETS/cpuburst" 20
+check "without --weight: samples weighted by CPU time" grep -q 'samples weighted by CPU time' "$OUT"
 
 run_ctprof bad --weight=cycles -- /bin/true
 check "--weight=cycles: a usage error naming the choices" \

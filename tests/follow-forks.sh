@@ -58,8 +58,10 @@ check "shell: a section for each busy process (forker, its child, chain)" ge "$(
 # table per process.
 run_ctprof outputs -f -F 199 -o "$TMP/f.folded" -o "$TMP/f.pb.gz" -- "$TARGETS/forker" 0.5
 check "outputs: status 0" is_status 0
+# (then a thread frame: a thread, or [exited]-0, where the CPU time of
+# exited threads after their last sample is charged)
 check "folded: every line starts with a forker-PID process frame" \
-	eval '[ -s "$TMP/f.folded" ] && ! grep -Ev "^forker-[0-9]+;forker-[0-9]+;" "$TMP/f.folded"'
+	eval '[ -s "$TMP/f.folded" ] && ! grep -Ev "^forker-[0-9]+;(forker-[0-9]+|\[exited\]-0);" "$TMP/f.folded"'
 check "folded: two distinct process frames" \
 	test "$(cut -d';' -f1 "$TMP/f.folded" | sort -u | wc -l)" = 2
 run_cmd readback "$CTPROF" report "$TMP/f.pb.gz"

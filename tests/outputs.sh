@@ -70,7 +70,8 @@ valid_pprof() {
 }
 
 skip_unless_ptrace
-run_ctprof live -F 499 -o "$TMP/live.txt" -o "$TMP/live.pb.gz" -o "$TMP/live.folded" \
+# Plain samples, so that the folded counts are the report's samples.
+run_ctprof live --weight=samples -F 499 -o "$TMP/live.txt" -o "$TMP/live.pb.gz" -o "$TMP/live.folded" \
 	-- "$TARGETS/chain" 0.8
 check "live: ctprof exits 0 with three outputs" is_status 0
 zcat "$TMP/live.pb.gz" | decode >"$TMP/live.txtpb" 2>"$TMP/decode.err"

@@ -1,0 +1,291 @@
+/* kick.c - see kick.h.
+ *
+ * Each CPU has a slot shared by the sampler and that CPU's helper, on a
+ * cache line of its own.  Its state word says which tick it is about and
+ * where that tick stands:
+ *
+ *   HELD(n)     the helper took the CPU at tick n and spins
+ *   FREE(n)     the sampler is done with the CPU for tick n (or did not
+ *               need it): a helper that sees it sleeps at once
+ *   GAVEUP(n)   the helper held as long as it may and left
+ *
+ * The helper moves a slot to HELD(n) and from HELD(n) to GAVEUP(n); the
+ * sampler moves it to FREE(n).  Both use compare-and-swap where the other
+ * side may move it at the same moment, so each knows what the other saw.
+ *
+ * The helper sleeps with FUTEX_WAIT_BITSET, whose timeout is absolute on
+ * CLOCK_MONOTONIC: the timer is queued on the helper's own CPU (it is
+ * pinned there), and real-time threads sleep with no timer slack, so it
+ * fires at the tick on that CPU.  The same futex word wakes it early, to
+ * end or to leave its park.
+ */
+#define _GNU_SOURCE
+#include "kick.h"
+#include "util.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/sysinfo.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The longest a helper keeps its CPU in one tick. */
+#define KICK_HOLD_MAX_NS 200000ULL
+/* A helper not needed for this long parks. */
+#define KICK_PARK_NS 50000000ULL
+
+enum { PH_NONE, PH_HELD, PH_FREE, PH_GAVEUP };
+#define STATE(n, ph) (((n) << 2) | (uint64_t)(ph))
+
+struct kick_slot {
+	_Atomic uint64_t state;
+	_Atomic uint64_t since_ns;      /* when the helper took the CPU */
+	_Atomic uint32_t wake;          /* futex word: changed to wake the helper */
+	_Atomic int parked;
+	_Atomic uint64_t unneeded;      /* ticks in a row it was not needed */
+	struct kicker *k;
+	pthread_t thread;
+	int cpu;
+	bool started, unusable;
+} __attribute__((aligned(64)));
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* Sleep while *WORD is VAL, until the absolute CLOCK_MONOTONIC time
+ * UNTIL_NS (0: no limit). */
+static void futex_wait_until(_Atomic uint32_t *word, uint32_t val, uint64_t until_ns)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(until_ns / 1000000000ULL),
+		.tv_nsec = (long)(until_ns % 1000000000ULL),
+	};
+
+	syscall(SYS_futex, word, FUTEX_WAIT_BITSET_PRIVATE, val, until_ns ? &ts : NULL, NULL,
+		FUTEX_BITSET_MATCH_ANY);
+}
+
+static void futex_wake_all(_Atomic uint32_t *word)
+{
+	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+static uint64_t park_after(const struct kicker *k)
+{
+	uint64_t n = KICK_PARK_NS / k->period_ns;
+
+	return n < 4 ? 4 : n;
+}
+
+/* Hold the CPU for tick N (woken at NOW, the tick being at T) until the
+ * sampler frees it, or for hold_max_ns at most. */
+static void hold(struct kick_slot *s, uint64_t n, uint64_t t, uint64_t now)
+{
+	uint64_t cur = atomic_load(&s->state), deadline = t + s->k->hold_max_ns;
+
+	if (cur == STATE(n, PH_FREE))
+		return;
+	atomic_store(&s->since_ns, now);
+	if (!atomic_compare_exchange_strong(&s->state, &cur, STATE(n, PH_HELD)))
+		return;         /* freed just now */
+	while (atomic_load_explicit(&s->state, memory_order_acquire) == STATE(n, PH_HELD)) {
+		if (mono_ns() > deadline) {
+			cur = STATE(n, PH_HELD);
+			atomic_compare_exchange_strong(&s->state, &cur, STATE(n, PH_GAVEUP));
+			return;
+		}
+		__builtin_ia32_pause();
+	}
+}
+
+static void *helper_main(void *arg)
+{
+	struct kick_slot *s = arg;
+	struct kicker *k = s->k;
+	sigset_t all;
+
+	/* Signals are ctprof's main thread's to read (signalfd). */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	for (;;) {
+		uint32_t w = atomic_load(&s->wake);
+		uint64_t now, n, t;
+
+		if (atomic_load(&k->quit))
+			break;
+		if (atomic_load(&s->unneeded) >= park_after(k)) {
+			/* Parked: checked again after saying so, so that a
+			 * sampler that needs it now either sees it parked or
+			 * is seen to need it. */
+			atomic_store(&s->parked, 1);
+			if (atomic_load(&s->unneeded) >= park_after(k))
+				futex_wait_until(&s->wake, w, 0);
+			atomic_store(&s->parked, 0);
+			continue;
+		}
+		now = mono_ns();
+		n = now < k->start_ns ? 0 : (now - k->start_ns) / k->period_ns + 1;
+		t = k->start_ns + n * k->period_ns;
+		futex_wait_until(&s->wake, w, t);
+		now = mono_ns();
+		if (now < t || atomic_load(&k->quit))
+			continue;       /* woken early: to end, or to look again */
+		/* Far too late (the CPU was held by something above us): the
+		 * sampler has given up on this tick already. */
+		if (now - t < k->hold_max_ns)
+			hold(s, n, t, now);
+	}
+	return NULL;
+}
+
+int kicker_init(struct kicker *k, uint64_t start_ns, uint64_t period_ns, int prio)
+{
+	memset(k, 0, sizeof(*k));
+	k->start_ns = start_ns;
+	k->period_ns = period_ns;
+	k->hold_max_ns = period_ns / 4 < KICK_HOLD_MAX_NS ? period_ns / 4 : KICK_HOLD_MAX_NS;
+	k->prio = prio;
+	k->ncpus = get_nprocs_conf();
+	if (k->ncpus < 1)
+		k->ncpus = 1;
+	k->slots = aligned_alloc(64, (size_t)k->ncpus * sizeof(*k->slots));
+	if (!k->slots)
+		return -ENOMEM;
+	memset(k->slots, 0, (size_t)k->ncpus * sizeof(*k->slots));
+	for (int i = 0; i < k->ncpus; i++) {
+		k->slots[i].k = k;
+		k->slots[i].cpu = i;
+	}
+	atomic_store(&k->quit, false);
+	return 0;
+}
+
+/* Start the helper of slot S: pinned to its CPU, SCHED_FIFO.  A CPU that
+ * ctprof may not run on is marked unusable; a refused priority disables
+ * the kicker (the sampler then works without holds). */
+static bool start_helper(struct kicker *k, struct kick_slot *s)
+{
+	struct sched_param sp = { .sched_priority = k->prio };
+	pthread_attr_t attr;
+	cpu_set_t set;
+	int err;
+
+	CPU_ZERO(&set);
+	CPU_SET(s->cpu, &set);
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
+	pthread_attr_setschedparam(&attr, &sp);
+	err = pthread_create(&s->thread, &attr, helper_main, s);
+	pthread_attr_destroy(&attr);
+	if (err == EINVAL) {
+		verbose_msg("no preempting helper on CPU %d: ctprof may not run there", s->cpu);
+		s->unusable = true;
+		return false;
+	}
+	if (err) {
+		verbose_msg("no preempting helpers (%s): samples land where threads next leave the kernel",
+			    strerror(err));
+		k->disabled = true;
+		return false;
+	}
+	s->started = true;
+	k->helpers++;
+	return true;
+}
+
+bool kicker_want(struct kicker *k, int cpu)
+{
+	struct kick_slot *s;
+
+	if (k->disabled || cpu < 0 || cpu >= k->ncpus || k->slots[cpu].unusable)
+		return false;
+	s = &k->slots[cpu];
+	atomic_store(&s->unneeded, 0);
+	if (!s->started) {
+		/* It sleeps until the next tick: this one goes without. */
+		start_helper(k, s);
+		return false;
+	}
+	if (atomic_load(&s->parked)) {
+		atomic_fetch_add(&s->wake, 1);
+		futex_wake_all(&s->wake);
+		k->unparks++;
+		return false;
+	}
+	return true;
+}
+
+void kicker_skip(struct kicker *k, int cpu, uint64_t n)
+{
+	struct kick_slot *s;
+
+	if (cpu < 0 || cpu >= k->ncpus || !k->slots[cpu].started)
+		return;
+	s = &k->slots[cpu];
+	atomic_store(&s->state, STATE(n, PH_FREE));
+	atomic_fetch_add(&s->unneeded, 1);
+}
+
+bool kicker_wait_hold(struct kicker *k, int cpu, uint64_t n, uint64_t deadline_ns, uint64_t *since_ns)
+{
+	struct kick_slot *s = &k->slots[cpu];
+	uint64_t st;
+
+	for (;;) {
+		st = atomic_load_explicit(&s->state, memory_order_acquire);
+		if (st == STATE(n, PH_HELD)) {
+			*since_ns = atomic_load(&s->since_ns);
+			return true;
+		}
+		if (st == STATE(n, PH_GAVEUP) || mono_ns() > deadline_ns)
+			return false;
+		__builtin_ia32_pause();
+	}
+}
+
+bool kicker_let_go(struct kicker *k, int cpu, uint64_t n)
+{
+	struct kick_slot *s = &k->slots[cpu];
+	uint64_t cur = STATE(n, PH_HELD);
+
+	if (atomic_compare_exchange_strong(&s->state, &cur, STATE(n, PH_FREE)))
+		return true;
+	atomic_store(&s->state, STATE(n, PH_FREE));
+	return false;
+}
+
+void kicker_release(struct kicker *k)
+{
+	int i;
+
+	if (!k->slots)
+		return;
+	atomic_store(&k->quit, true);
+	for (i = 0; i < k->ncpus; i++) {
+		struct kick_slot *s = &k->slots[i];
+
+		if (!s->started)
+			continue;
+		atomic_fetch_add(&s->wake, 1);
+		futex_wake_all(&s->wake);
+		pthread_join(s->thread, NULL);
+		s->started = false;
+	}
+	free(k->slots);
+	k->slots = NULL;
+}

@@ -1,0 +1,82 @@
+/* kick.h - real-time helpers that take each CPU from the target at the
+ * tick, so that a thread is asked to stop while it is preempted.
+ *
+ * Why: PTRACE_INTERRUPT marks a stop pending and then sends an IPI to the
+ * thread's CPU; the first return to user space after the mark takes the
+ * stop.  On a VM the IPI takes tens of microseconds, so a thread that
+ * enters the kernel more often than that (a system call, a page fault) is
+ * sampled at its kernel exits: 58% of samples in getppid() for a program
+ * that spends 3% there.  A thread that is already off its CPU when the
+ * stop is asked for stops exactly where it was preempted, and a preemption
+ * caused by a timer interrupt on the thread's own CPU lands wherever the
+ * thread happens to be.
+ *
+ * So each CPU a target thread runs on gets a helper thread, pinned there,
+ * SCHED_FIFO one step below the sampler, that sleeps until the tick on its
+ * own CPU's timer.  Waking, it preempts whatever runs there and holds the
+ * CPU (a bounded spin) until the sampler has asked that CPU's threads to
+ * stop and releases it; then it sleeps again and the threads run into
+ * their stops.  The sampler itself wakes a little before the tick (the
+ * lead), reads which threads are running where, and is ready when the
+ * helpers hold their CPUs.
+ *
+ * Bounds: a helper holds its CPU at most KICK_HOLD_MAX_NS per tick (less
+ * at high rates: a quarter of the period), whether or not the sampler
+ * comes; a helper that is not needed for a while parks on a futex and
+ * costs nothing; helpers are threads of ctprof, so they die with it,
+ * SIGKILL included.
+ */
+#ifndef CTPROF_KICK_H
+#define CTPROF_KICK_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct kick_slot;
+
+struct kicker {
+	uint64_t start_ns;              /* tick n is at start_ns + n * period_ns */
+	uint64_t period_ns;             /* (CLOCK_MONOTONIC) */
+	uint64_t hold_max_ns;           /* a helper holds its CPU this long at most */
+	int prio;                       /* the helpers' SCHED_FIFO priority */
+	int ncpus;
+	struct kick_slot *slots;        /* [cpu], helpers started on demand */
+	bool disabled;                  /* a helper could not be started */
+	_Atomic bool quit;              /* helpers: end */
+
+	/* Counters, for -v. */
+	unsigned helpers;               /* helper threads started */
+	uint64_t unparks;               /* parked helpers woken for a thread */
+};
+
+/* Set up for ticks at START_NS + n * PERIOD_NS, helpers at SCHED_FIFO
+ * priority PRIO; no thread starts yet.  0 or -errno. */
+int kicker_init(struct kicker *k, uint64_t start_ns, uint64_t period_ns, int prio);
+
+/* The coming tick will stop a thread on CPU: make sure its helper holds
+ * it at the tick.  Returns true if the helper is ready to; false if it
+ * has just been started or woken from its park (it holds from the next
+ * tick on) or cannot be (this tick's stop is then asked for without a
+ * hold). */
+bool kicker_want(struct kicker *k, int cpu);
+
+/* Nothing on CPU needs holding at tick N: its helper, if any, goes back to
+ * sleep as soon as it wakes (or parks, if this goes on). */
+void kicker_skip(struct kicker *k, int cpu, uint64_t n);
+
+/* Wait until the helper of CPU holds it for tick N, at most until
+ * DEADLINE_NS (CLOCK_MONOTONIC).  Returns true, with *SINCE_NS the time it
+ * took the CPU, or false. */
+bool kicker_wait_hold(struct kicker *k, int cpu, uint64_t n, uint64_t deadline_ns, uint64_t *since_ns);
+
+/* Let CPU go after tick N's stops were asked for.  Returns true if the
+ * helper still held it then (the stops land where the threads were
+ * preempted), false if it had given up (held longer than allowed). */
+bool kicker_let_go(struct kicker *k, int cpu, uint64_t n);
+
+/* Stop and join every helper.  Safe on a kicker that started none. */
+void kicker_release(struct kicker *k);
+
+#endif
