@@ -1,0 +1,94 @@
+#!/bin/bash
+# accuracy: ctprof's shares against programs that keep their own clocks.
+#
+# selftime loops over a few microseconds of arithmetic and one call of
+# enter_kernel(), which enters the kernel once (a getppid, or the first
+# touch of a fresh page), and prints the share of its on-CPU time spent in
+# that call, measured with the TSC. The report's cum% of enter_kernel (the
+# libc and kernel time below it counts) must be within 3 points of it,
+# launched and attached. A sample must show where the thread was at the
+# tick: a sampler whose stops land where the thread next returns from the
+# kernel puts most of the samples on the call instead.
+#
+# ratio3 runs three threads with work 1:2:3 on 2 CPUs, so that one of them
+# is often runnable but waiting, and prints the CPU time each thread ran.
+# Each work function's self% must be within 20% (relative) of its thread's
+# share of the three CPU times: a sampler that counts a runnable thread as
+# running gives the short one far more than its share.
+. "$(dirname "$0")/lib.sh"
+skip_unless_ptrace
+
+# own_share [FILE]: P from selftime's "selftime: enter_kernel P% of S s".
+own_share() {
+	awk '$1 == "selftime:" && $2 == "enter_kernel" { sub(/%$/, "", $3); print $3; exit }' "${1:-$OUT}"
+}
+
+# near PCT OWN POINTS: the report's PCT is within POINTS of OWN (both given).
+near() {
+	[ -n "$1" ] && [ -n "$2" ] &&
+		awk -v a="$1" -v b="$2" -v n="$3" 'BEGIN { d = a - b; exit !(d <= n && -d <= n) }'
+}
+
+# share_check WHAT OWN: the last report's cum% of enter_kernel is within 3
+# points of OWN, the target's own share.
+share_check() {
+	local what=$1 own=$2 cum
+	cum=$(cum_pct enter_kernel)
+	diag "$what: enter_kernel $own% by its own clock, cum% $cum in the report"
+	check "$what: enter_kernel's cum% is its own share +-3 points" near "$cum" "$own" 3
+}
+
+plan 11
+
+for mode in syscall fault; do
+	run_ctprof "selftime-$mode" -F 999 -- "$TARGETS/selftime" "$mode" 3
+	own=$(own_share)
+	check "selftime $mode: exit 0, a report, the target's own share" \
+		eval 'is_status 0 && has_report && [ -n "$own" ]'
+	diag "$(grep '^selftime:' "$ERR")"
+	share_check "selftime $mode" "$own"
+done
+
+# Attached for 2 s in the middle of a 4 s run, past the target's warm-up:
+# its share over the whole run and the report's over those 2 s are both of
+# the same steady loop.
+if ptrace_works attach; then
+	"$TARGETS/selftime" syscall 4 >"$TMP/attached.target" 2>"$TMP/attached.detail" &
+	pid=$!
+	bg_started "$pid"
+	sleep 0.5
+	run_ctprof selftime-attached -F 999 -d 2 -p "$pid"
+	check "attached to selftime syscall: exit 0 and a report" \
+		eval 'is_status 0 && has_report'
+	report=$OUT
+	wait_child "$pid" 30
+	own=$(own_share "$TMP/attached.target")
+	check "the target ran on, exit 0, and printed its share" \
+		eval 'is_status 0 && [ -n "$own" ]'
+	diag "$(grep '^selftime:' "$TMP/attached.detail")"
+	OUT=$report
+	share_check "selftime syscall, attached" "$own"
+else
+	skip "attached to selftime syscall: exit 0 and a report" "$PTRACE_WHY"
+	skip "the target ran on, exit 0, and printed its share" "$PTRACE_WHY"
+	skip "selftime syscall, attached: enter_kernel's cum% is its own share +-3 points" "$PTRACE_WHY"
+fi
+
+run_ctprof ratio3 -F 999 -- "$TARGETS/ratio3"
+read -r cpu1 cpu2 cpu3 < <(awk '$1 == "ratio3:" { print $3, $6, $9; exit }' "$OUT")
+check "ratio3: exit 0, a report, each thread's CPU time" \
+	eval 'is_status 0 && has_report && [ -n "$cpu3" ]'
+diag "ratio3: CPU time by the threads' own clocks: work1 $cpu1 s, work2 $cpu2 s, work3 $cpu3 s"
+# in_share PCT CPU: a function's self% PCT is within +-20% (relative) of its
+# thread's share of the three threads' CPU time.
+in_share() {
+	[ -n "$cpu3" ] && awk -v p="$1" -v c="$2" -v t1="$cpu1" -v t2="$cpu2" -v t3="$cpu3" 'BEGIN {
+		e = 100 * c / (t1 + t2 + t3)
+		printf "# self%% %.1f, expected %.1f, band %.1f..%.1f\n", p, e, e * 0.8, e * 1.2
+		exit !(p >= e * 0.8 && p <= e * 1.2)
+	}'
+}
+check "work1's self% is its thread's share of the CPU time +-20%" in_share "$(self_pct work1)" "$cpu1"
+check "work2's self% is its thread's share of the CPU time +-20%" in_share "$(self_pct work2)" "$cpu2"
+check "work3's self% is its thread's share of the CPU time +-20%" in_share "$(self_pct work3)" "$cpu3"
+finish
