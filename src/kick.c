@@ -95,7 +95,10 @@ static void hold(struct kick_slot *s, uint64_t n, uint64_t t, uint64_t now)
 {
 	uint64_t cur = atomic_load(&s->state), deadline = t + s->k->hold_max_ns;
 
-	if (cur == STATE(n, PH_FREE))
+	/* Not needed at this tick; or, if the sampler has not yet said,
+	 * not at the last one either: no CPU is taken on a guess that the
+	 * sampler will come late for. */
+	if (cur == STATE(n, PH_FREE) || atomic_load(&s->unneeded))
 		return;
 	atomic_store(&s->since_ns, now);
 	if (!atomic_compare_exchange_strong(&s->state, &cur, STATE(n, PH_HELD)))
