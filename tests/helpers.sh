@@ -1,0 +1,71 @@
+#!/bin/bash
+# helpers: the real-time threads that take a CPU from the target at each
+# tick (src/kick.c) are bounded and end with ctprof.  While ctprof samples
+# a busy target, it has helper threads at SCHED_FIFO 1, each pinned to one
+# CPU, below its own sampler at SCHED_FIFO 2; killed with SIGKILL, ctprof
+# leaves no thread behind and the target running, untraced and correct;
+# attached to an idle target, its helpers park and ctprof costs little.
+. "$(dirname "$0")/lib.sh"
+skip_unless_ptrace attach
+
+# sched_of PID TID: "POLICY PRIORITY" of a thread (policy 1 is SCHED_FIFO),
+# fields 41 and 40 of its stat, counted after the command name.
+sched_of() {
+	sed 's/^.*) //' "/proc/$1/task/$2/stat" 2>/dev/null | awk '{ print $39, $38 }'
+}
+
+# cpus_of PID TID: the CPUs a thread may run on (Cpus_allowed_list).
+cpus_of() {
+	awk '$1 == "Cpus_allowed_list:" { print $2 }' "/proc/$1/task/$2/status" 2>/dev/null
+}
+
+plan 9
+"$TARGETS/crunch" 30 >"$TMP/crunch.out" &
+pid=$!
+bg_started "$pid"
+sleep 0.2
+"$CTPROF" -F 999 -d 20 -p "$pid" >"$TMP/ctprof.out" 2>&1 &
+c=$!
+bg_started "$c"
+sleep 1
+sampler= helpers=0 pinned=0
+for t in /proc/"$c"/task/*; do
+	tid=${t##*/}
+	s=$(sched_of "$c" "$tid")
+	if [ "$tid" = "$c" ]; then
+		sampler=$s
+	elif [ "$s" = "1 1" ]; then
+		helpers=$((helpers + 1))
+		case $(cpus_of "$c" "$tid") in *[-,]*) ;; ?*) pinned=$((pinned + 1)) ;; esac
+	fi
+done
+diag "sampler: policy and priority '$sampler'; $helpers helpers at SCHED_FIFO 1, $pinned pinned to one CPU"
+check "the sampler runs at SCHED_FIFO 2" test "$sampler" = "1 2"
+check "at least one helper, each at SCHED_FIFO 1 and pinned to one CPU" \
+	eval '[ "$helpers" -ge 1 ] && [ "$pinned" = "$helpers" ]'
+
+kill -KILL "$c"
+wait "$c" 2>/dev/null
+check "SIGKILL: no thread of ctprof is left" test ! -d "/proc/$c"
+check "... the target is left running, not stopped" alive_not_stopped "$pid"
+check "... and not traced" untraced "$pid"
+kill -USR2 "$pid"
+wait_child "$pid" 20
+check "the target finishes correctly (every pass the same checksum)" \
+	eval 'is_status 0 && grep -q "mismatches 0" "$TMP/crunch.out"'
+
+# An idle target: nothing to hold, so the helpers park and ctprof's own
+# CPU time is the ticks' alone (here about 3% of a CPU at 999 Hz); a
+# helper that held its CPU at every tick would add up to 20%.
+sleep 30 &
+idle=$!
+bg_started "$idle"
+run_ctprof idle -F 999 -d 2 -v -p "$idle"
+check "idle target: exit 0" is_status 0
+cpu=$(sed -n 's/^profiler: own CPU time: \([0-9.]*\) ms.*/\1/p' "$OUT")
+diag "idle target, 2 s at 999 Hz: ctprof's own CPU time $cpu ms; $(grep 'helpers)' "$OUT")"
+check "idle target: ctprof used under 10% of a CPU" \
+	eval '[ -n "$cpu" ] && lt "$cpu" 200'
+check "idle target: still running, not stopped, not traced" \
+	eval 'alive_not_stopped "$idle" && untraced "$idle"'
+finish
