@@ -5,7 +5,11 @@
 # Markdown report (to paste into README.md) on standard output, progress on
 # standard error.
 #
-#     scripts/bench.sh [-n N]
+#     scripts/bench.sh [-n N] [-p|--parts LIST]
+#
+# --parts runs only the parts in LIST, numbers or names separated by
+# commas: 1 (or slowdown; 2's ctprof figures and 3 are those runs, so 3
+# means 1), 2 (floor), 4 (bperf), 5 (threads), 6 (wall).  Default: all.
 #
 # Each figure is the median of N repetitions (default 5).  Within a
 # repetition every variant runs once, one after the other (the order
@@ -17,7 +21,9 @@
 # directory: no meson change is needed.  The ctprof binary is
 # $CTPROF (default build/src/ctprof), copied to the temporary directory at
 # the start so a rebuild during the run cannot mix two binaries.  The
-# accuracy part needs build/tests/bperf (built by meson).
+# accuracy part needs build/tests/bperf (built by meson).  A missing perf
+# or gcc is installed with scripts/deps.sh --bench when that can be done
+# (root or sudo).
 #
 # Parts:
 #  1. Target slowdown: bench/workload.c (fixed work, ~2 s alone, stacks up
@@ -35,7 +41,8 @@
 #     could sustain.
 #  4. Accuracy: bperf under ctprof and perf record -e cpu-clock at 999 Hz,
 #     self% of its four work functions and the total variation distance
-#     (the computation of scripts/compare-perf.sh).
+#     over the function names of the two reports (bperf's functions are
+#     in files of their own, noinline: a name is a symbol there).
 #  6. Wall-clock and CPU time (needs build/tests/idlers and cpuburst):
 #     ctprof --wall on 500 idle threads and one working a fifth of the
 #     time (stops of blocked threads, samples counted without a stop, own
@@ -51,11 +58,17 @@ cd "$(dirname "$0")/.."
 
 cmdline="scripts/bench.sh${*:+ $*}"
 reps=5
-usage() { echo "usage: scripts/bench.sh [-n N]    (N repetitions, default 5)" >&2; exit 2; }
+parts=all
+usage() {
+	echo "usage: scripts/bench.sh [-n N] [-p|--parts LIST]    (N repetitions, default 5; LIST: 1,2,4,5,6 or names, see --help)" >&2
+	exit 2
+}
 while [ $# -gt 0 ]; do
 	case $1 in
 	-n) [ $# -ge 2 ] || usage; reps=$2; shift 2 ;;
 	-n*) reps=${1#-n}; shift ;;
+	-p|--parts) [ $# -ge 2 ] || usage; parts=$2; shift 2 ;;
+	--parts=*) parts=${1#--parts=}; shift ;;
 	-h|--help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) usage ;;
 	esac
@@ -63,11 +76,44 @@ done
 case $reps in ''|*[!0-9]*) usage ;; esac
 [ "$reps" -ge 1 ] || usage
 
+# want N: part N is to run.
+declare -A wanted
+if [ "$parts" = all ]; then parts=1,2,4,5,6; fi
+IFS=, read -ra plist <<<"$parts"
+[ ${#plist[@]} -gt 0 ] || usage
+for p in "${plist[@]}"; do
+	case $p in
+	1|3|slowdown|cost) wanted[1]=1 ;;
+	2|floor) wanted[2]=1 ;;
+	4|bperf) wanted[4]=1 ;;
+	5|threads) wanted[5]=1 ;;
+	6|wall) wanted[6]=1 ;;
+	*) usage ;;
+	esac
+done
+want() { [ -n "${wanted[$1]:-}" ]; }
+
 die() { echo "scripts/bench.sh: $*" >&2; exit 1; }
 say() { echo "bench: $*" >&2; }
 
-command -v gcc >/dev/null || die "gcc is not installed (apt-get install build-essential)"
-command -v perf >/dev/null || die "perf is not installed (apt-get install linux-perf)"
+# A missing tool is installed if that can be done (scripts/deps.sh needs
+# root or sudo); what is still missing is dealt with below.
+needed=(timeout)
+if want 1 || want 2 || want 5; then needed+=(gcc); fi
+if want 1 || want 4 || want 6; then needed+=(perf); fi
+for c in "${needed[@]}"; do
+	if ! command -v "$c" >/dev/null; then
+		say "$c is missing: scripts/deps.sh --bench"
+		scripts/deps.sh --bench >&2 || say "scripts/deps.sh --bench failed: going on without"
+		break
+	fi
+done
+if want 1 || want 2 || want 5; then
+	command -v gcc >/dev/null || die "gcc is not installed (apt-get install build-essential)"
+fi
+if want 1 || want 4 || want 6; then
+	command -v perf >/dev/null || die "perf is not installed (apt-get install linux-perf)"
+fi
 command -v timeout >/dev/null || die "timeout (coreutils) is missing"
 CTPROF=${CTPROF:-build/src/ctprof}
 [ -x "$CTPROF" ] || die "$CTPROF not found: build it first (meson setup build && ninja -C build)"
@@ -86,21 +132,27 @@ mkdir "$res"
 say "compiling bench programs into $tmp"
 cflags=(-std=gnu11 -g -Wall -Wextra -Werror=shadow -Werror=missing-prototypes
 	-Werror=strict-prototypes -Werror=implicit-function-declaration -Wno-unused-parameter)
-gcc "${cflags[@]}" -O2 -fomit-frame-pointer bench/workload.c -o "$tmp/workload"
-gcc "${cflags[@]}" -O2 -fno-omit-frame-pointer bench/workload.c -o "$tmp/workload-fp"
-gcc "${cflags[@]}" -O2 bench/floor.c -o "$tmp/floor"
-gcc "${cflags[@]}" -O2 -pthread bench/threads64.c -o "$tmp/threads64"
+if want 1; then
+	gcc "${cflags[@]}" -O2 -fomit-frame-pointer bench/workload.c -o "$tmp/workload"
+	gcc "${cflags[@]}" -O2 -fno-omit-frame-pointer bench/workload.c -o "$tmp/workload-fp"
+fi
+if want 2; then gcc "${cflags[@]}" -O2 bench/floor.c -o "$tmp/floor"; fi
+if want 5; then gcc "${cflags[@]}" -O2 -pthread bench/threads64.c -o "$tmp/threads64"; fi
 cp "$CTPROF" "$tmp/ctprof"
 ctprof=$tmp/ctprof
 bperf=
-if [ -x build/tests/bperf ]; then
+if ! want 4; then
+	:
+elif [ -x build/tests/bperf ]; then
 	cp build/tests/bperf "$tmp/bperf"
 	bperf=$tmp/bperf
 else
 	say "build/tests/bperf is missing: part 4 (accuracy) is skipped"
 fi
 idlers= cpuburst=
-if [ -x build/tests/idlers ] && [ -x build/tests/cpuburst ]; then
+if ! want 6; then
+	:
+elif [ -x build/tests/idlers ] && [ -x build/tests/cpuburst ]; then
 	cp build/tests/idlers build/tests/cpuburst "$tmp/"
 	idlers=$tmp/idlers cpuburst=$tmp/cpuburst
 else
@@ -261,8 +313,8 @@ run_workload() {
 }
 
 # -------------------------------------------------------------- part 4 --
-# The comparison of scripts/compare-perf.sh: ctprof's flat self% against
-# perf report's, and the total variation distance over all functions.
+# ctprof's flat self% against perf report's, by function name, and the
+# total variation distance over all functions.
 accuracy() {
 	run 120 "$ctprof" ${unwopt[libunwind]} -F 999 -o "$tmp/acc.txt" -- "$bperf"
 	run 120 perf record -q -F 999 -e cpu-clock -o "$tmp/acc.data" -- "$bperf"
@@ -290,16 +342,19 @@ accuracy() {
 declare -A part_us=([1]=0 [2]=0 [4]=0 [5]=0 [6]=0)
 now_us() { local t=$EPOCHREALTIME; echo "${t//[!0-9]/}"; }
 start_all=$(now_us)
-say "$reps repetitions; variants of part 1: ${variants[*]}"
+say "$reps repetitions of parts $(printf '%s\n' "${!wanted[@]}" | sort -n | paste -sd' ')"
+if want 1; then say "variants of part 1: ${variants[*]}"; fi
 for ((r = 0; r < reps; r++)); do
 	say "repetition $((r + 1))/$reps"
 	# Part 1 (and the ctprof statistics of parts 2 and 3), rotated order.
 	t0=$(now_us)
 	n=${#variants[@]}
 	for ((i = 0; i < n; i++)); do
+		want 1 || break
 		run_workload "${variants[(i + r) % n]}"
 	done
 	for v in "${variants[@]}"; do
+		want 1 || break
 		case $v in
 		bare) ;;
 		pf*) put "$v.ratio" "$(div "${elapsed[$v]}" "${elapsed[fpbare]}")" ;;
@@ -311,6 +366,7 @@ for ((r = 0; r < reps; r++)); do
 	# Part 2: the floor, in the same repetition as ctprof's stall.
 	t0=$(now_us)
 	for mode in cross poll same; do
+		want 2 || break
 		rc=0
 		timeout --foreground -k 10 60 "$tmp/floor" "$mode" 2000 1000 >"$tmp/out" 2>"$tmp/err" || rc=$?
 		interrupted "$rc"
@@ -320,7 +376,7 @@ for ((r = 0; r < reps; r++)); do
 		put "floor.$mode.med" "$fmed"
 		put "floor.$mode.p99" "$fp99"
 		echo "$fsched" >"$res/floor.sched"
-		if [ "$mode" != same ]; then
+		if [ "$mode" != same ] && want 1; then
 			put "ct999.floor_$mode" "$(div "$(tail -1 "$res/ct999.stall_med")" "$fmed")"
 			if has libdw; then
 				put "dw999.floor_$mode" "$(div "$(tail -1 "$res/dw999.stall_med")" "$fmed")"
@@ -336,13 +392,15 @@ for ((r = 0; r < reps; r++)); do
 
 	# Part 5.
 	t0=$(now_us)
-	run 120 "$ctprof" ${unwopt[libunwind]} -F 999 -v -o "$tmp/t64.txt" -- "$tmp/threads64" 3
-	eintr=$(awk '$1 == "eintr" { print $2 }' "$tmp/out")
-	[ -n "$eintr" ] || die "threads64 printed no eintr line"
-	put t64.eintr "$eintr"
-	ctstats t64 "$tmp/t64.txt"
-	put t64.per_tick "$(div "$last_samples" "$last_ticks")"
-	put t64.per_sampled_tick "$(div "$last_samples" "$((last_ticks - last_missed))")"
+	if want 5; then
+		run 120 "$ctprof" ${unwopt[libunwind]} -F 999 -v -o "$tmp/t64.txt" -- "$tmp/threads64" 3
+		eintr=$(awk '$1 == "eintr" { print $2 }' "$tmp/out")
+		[ -n "$eintr" ] || die "threads64 printed no eintr line"
+		put t64.eintr "$eintr"
+		ctstats t64 "$tmp/t64.txt"
+		put t64.per_tick "$(div "$last_samples" "$last_ticks")"
+		put t64.per_sampled_tick "$(div "$last_samples" "$((last_ticks - last_missed))")"
+	fi
 	part_us[5]=$((part_us[5] + $(now_us) - t0))
 
 	# Part 6.
@@ -375,8 +433,11 @@ cat <<EOF
 ### Benchmark
 
 $(date -u '+%Y-%m-%d %H:%M UTC'), kernel $(uname -r), $(nproc) CPUs, \`$cmdline\`
-(ctprof $rev, $(perf --version)); every figure is the median of $reps runs.
+(ctprof $rev, $(perf --version 2>/dev/null || echo 'no perf')); every figure is the median of $reps runs.
 
+EOF
+if want 1; then
+cat <<EOF
 **1. Target slowdown.** bench/workload.c, fixed work: $(med bare.elapsed %.3f) s alone
 (frame-pointer build: $(med fpbare.elapsed %.3f) s), timed by the target itself; ratio to
 the same build run bare in the same repetition.
@@ -391,6 +452,10 @@ the same build run bare in the same repetition.
 The frame-pointer build itself runs $(med fpbare.ratio %.3f) times as long as the
 -fomit-frame-pointer one.
 
+EOF
+fi
+if want 1 || want 2; then
+cat <<EOF
 **2. Stall per sample** (how long a sampled thread is stopped), workload at 999 Hz.
 
 | | median | p99 |
@@ -408,6 +473,10 @@ The floor is INTERRUPT + waitpid + GETREGS + CONT on a spinning child,
 2000 times at 1 kHz (tracer $fsched); ctprof's stall is from its
 INTERRUPT to the end of its capture, and ctprof and the target are not pinned.
 
+EOF
+fi
+if want 1; then
+cat <<EOF
 **3. Profiler cost per sample**, workload at 999 Hz: ctprof's own CPU time
 (sampling loop and unwinding; symbolization at the end not included).
 
@@ -417,7 +486,10 @@ INTERRUPT to the end of its capture, and ctprof and the target are not pinned.
 | libdw | $(us dw999.cpu_us) | $(maxrate dw999) | $(us dw.marginal) | $(us dw999.unwind_us) | $(med dw999.frames) |
 
 EOF
-if [ -n "$bperf" ]; then
+fi
+if ! want 4; then
+	:
+elif [ -n "$bperf" ]; then
 cat <<EOF
 **4. Accuracy**: build/tests/bperf at 999 Hz, self% (expected shares of the
 four: 1.8 / 14.0 / 28.1 / 56.1%).
@@ -435,6 +507,7 @@ EOF
 else
 	printf '**4. Accuracy**: n/a, build/tests/bperf is missing (build the tests with meson).\n\n'
 fi
+if want 5; then
 cat <<EOF
 **5. Many threads**: bench/threads64.c, 4 busy threads and 60 blocked (20 futex,
 20 epoll_wait, 20 read), 3 s under ctprof -F 999 (libunwind).
@@ -444,6 +517,7 @@ cat <<EOF
 | $(us t64.stall_med) | $(us t64.stall_p99) | $(med t64.per_tick %.2f) | $(med t64.per_sampled_tick %.2f) | $(of t64.missed t64.ticks) | $(med t64.eintr %.0f) |
 
 EOF
+fi
 if [ -n "$idlers" ]; then
 cat <<EOF
 
@@ -464,8 +538,10 @@ profile gives, as a ratio to the target's own getrusage():
 | $(med burst.weighted %.3f) | $(med burst.plain %.3f) | $(med burst.perf %.3f) |
 EOF
 fi
-cat <<EOF
-
-Time taken: part 1 (and the ctprof figures of 2 and 3) $(secs "${part_us[1]}"), floor $(secs "${part_us[2]}"),
-accuracy $(secs "${part_us[4]}"), many threads $(secs "${part_us[5]}"), wall-clock and CPU time $(secs "${part_us[6]:-0}"); $total_s s in all.
-EOF
+taken=()
+if want 1; then taken+=("part 1 (and the ctprof figures of 2 and 3) $(secs "${part_us[1]}")"); fi
+if want 2; then taken+=("floor $(secs "${part_us[2]}")"); fi
+if want 4; then taken+=("accuracy $(secs "${part_us[4]}")"); fi
+if want 5; then taken+=("many threads $(secs "${part_us[5]}")"); fi
+if want 6; then taken+=("wall-clock and CPU time $(secs "${part_us[6]}")"); fi
+printf '\nTime taken: %s; %s s in all.\n' "$(IFS=';'; echo "${taken[*]}" | sed 's/;/, /g')" "$total_s"
