@@ -623,7 +623,6 @@ top() {
 real_report() {
 	local name
 	cat <<EOF
-
 **7. Accuracy on real programs.** ctprof and \`perf record -e cpu-clock -g\`
 (\`--call-graph dwarf\` for the test targets, whose callers count), both at
 $real_hz Hz, one after the other on the same workload; their flat self
@@ -755,7 +754,7 @@ for ((r = 0; r < reps; r++)); do
 	if want 7; then real_programs; fi
 	part_us[7]=$((part_us[7] + $(now_us) - t0))
 done
-total_s=$(( ($(now_us) - start_all) / 1000000 ))
+total_s=$(( ($(now_us) - start_all + 500000) / 1000000 ))
 
 # The marginal cost of a sample: the difference in own CPU time between the
 # 999 Hz and the 99 Hz runs, per extra sample (start-up and fixed costs cancel).
@@ -883,6 +882,7 @@ profile gives, as a ratio to the target's own getrusage():
 | ctprof --weight=cputime | ctprof (samples / 99 Hz) | perf record -c 10101010 -e cpu-clock (sum of periods) |
 | --- | --- | --- |
 | $(med burst.weighted %.3f) | $(med burst.plain %.3f) | $(med burst.perf %.3f) |
+
 EOF
 fi
 if want 7; then real_report; fi
@@ -893,4 +893,4 @@ if want 4; then taken+=("accuracy $(secs "${part_us[4]}")"); fi
 if want 5; then taken+=("many threads $(secs "${part_us[5]}")"); fi
 if want 6; then taken+=("wall-clock and CPU time $(secs "${part_us[6]}")"); fi
 if want 7; then taken+=("real programs $(secs "${part_us[7]}")"); fi
-printf '\nTime taken: %s; %s s in all.\n' "$(IFS=';'; echo "${taken[*]}" | sed 's/;/, /g')" "$total_s"
+printf 'Time taken: %s; %s s in all.\n' "$(IFS=';'; echo "${taken[*]}" | sed 's/;/, /g')" "$total_s"
