@@ -473,9 +473,9 @@ tools() { if ((r % 2)); then echo perf ct; else echo ct perf; fi; }
 # redis_start: redis-server on a free loopback port, no persistence, its
 # files in the temporary directory.  Sets redis_pid and redis_port.
 redis_start() {
-	local try i
+	local i
 	mkdir -p "$tmp/redis"
-	for try in 1 2 3; do
+	for _ in 1 2 3; do
 		redis_port=$((20000 + RANDOM % 20000))
 		redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no \
 			--daemonize no --dir "$tmp/redis" >"$tmp/redis/log" 2>&1 &
@@ -535,7 +535,7 @@ cum() {
 
 # One repetition of part 7.
 real_programs() {
-	local name t mode own own_ct own_perf w o
+	local name t mode own own_ct own_perf
 	for name in "${real_names[@]}"; do
 		case $name in
 		redis)
