@@ -342,6 +342,8 @@ class Resolver:
         self.aliases = {}        # key -> set of ELF names at that address
         self.glob_names = {}     # key -> those of its names that are global or weak
         self.seen = {}           # key -> {tool: set of names the tool gave}
+        for k in (UNKNOWN, KERNEL):
+            self.names[k] = k[2]
         self._by_name = {}
 
     def elf(self, path):
