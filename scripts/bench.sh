@@ -1,11 +1,17 @@
 #!/bin/bash
 # ctprof's benchmark: target slowdown, stall per sample beside the ptrace
 # floor, the profiler's own cost per sample for each unwinder backend,
-# accuracy against perf, and many mostly-blocked threads.  Prints one
-# Markdown report (to paste into README.md) on standard output, progress on
-# standard error.
+# accuracy against perf, many mostly-blocked threads, and accuracy on real
+# programs.  Prints one Markdown report (to paste into README.md) on
+# standard output, progress on standard error.
 #
-#     scripts/bench.sh [-n N]
+#     scripts/bench.sh [-n N] [-p|--parts LIST]
+#
+# --parts runs only the parts in LIST, numbers or names separated by
+# commas: 1 (or slowdown; 2's ctprof figures and 3 are those runs, so 3
+# means 1), 2 (floor), 4 (bperf), 5 (threads), 6 (wall), 7 (real);
+# accuracy is 4 and 7.  `scripts/bench.sh -n 3 --parts 7` runs the accuracy
+# on real programs alone, in about 3 minutes.  Default: all.
 #
 # Each figure is the median of N repetitions (default 5).  Within a
 # repetition every variant runs once, one after the other (the order
@@ -17,7 +23,10 @@
 # directory: no meson change is needed.  The ctprof binary is
 # $CTPROF (default build/src/ctprof), copied to the temporary directory at
 # the start so a rebuild during the run cannot mix two binaries.  The
-# accuracy part needs build/tests/bperf (built by meson).
+# accuracy part needs build/tests/bperf (built by meson).  A missing perf,
+# python3, redis-server, redis-benchmark or sqlite3 is installed with
+# scripts/deps.sh --bench when that can be done (root or sudo); what is
+# still missing then skips what needs it, with a note in the report.
 #
 # Parts:
 #  1. Target slowdown: bench/workload.c (fixed work, ~2 s alone, stacks up
@@ -35,7 +44,8 @@
 #     could sustain.
 #  4. Accuracy: bperf under ctprof and perf record -e cpu-clock at 999 Hz,
 #     self% of its four work functions and the total variation distance
-#     (the computation of scripts/compare-perf.sh).
+#     over the function names of the two reports (bperf's functions are
+#     in files of their own, noinline: a name is a symbol there).
 #  6. Wall-clock and CPU time (needs build/tests/idlers and cpuburst):
 #     ctprof --wall on 500 idle threads and one working a fifth of the
 #     time (stops of blocked threads, samples counted without a stop, own
@@ -46,16 +56,41 @@
 #     sum of its periods), all at 99 Hz.
 #  5. Many threads: bench/threads64.c (4 busy, 60 blocked in futex,
 #     epoll_wait, read) under ctprof -F 999 -v.
+#  7. Accuracy on real programs: ctprof and perf record -e cpu-clock -g,
+#     both at 999 Hz, one after the other on the same workload (the order
+#     alternates between repetitions), their flat self profiles compared
+#     by ELF symbol with scripts/flatcmp.py (inlined code counts as the
+#     function it is inlined in, aliases are one, perf's kernel samples
+#     count at the user instruction that entered the kernel); the total
+#     variation distance, and the top functions side by side.  Workloads:
+#     redis-server on a loopback port (no persistence, in the temporary
+#     directory) driven by redis-benchmark, ctprof and perf attached with
+#     -p for the benchmark's duration; Debian's /usr/bin/python3 on
+#     bench/pywork.py (dicts, strings, sorting, ~3 s); sqlite3 on
+#     bench/sqlwork.sql (in memory: inserts, indexes, joins, GROUP BY,
+#     ~2.5 s).  With build/tests/selftime (`selftime syscall|fault S`,
+#     which times its own enter_kernel) the share of enter_kernel on the
+#     stack, ctprof's and perf's (--call-graph dwarf), beside the target's
+#     own; with build/tests/ratio3 (three threads working 1:2:3 on the
+#     machine's CPUs, which print their own CPU times) the shares of
+#     work1..3 and their distance to the CPU times.  Each of these is
+#     skipped, with a note, when its program is missing.
 set -eu
 cd "$(dirname "$0")/.."
 
 cmdline="scripts/bench.sh${*:+ $*}"
 reps=5
-usage() { echo "usage: scripts/bench.sh [-n N]    (N repetitions, default 5)" >&2; exit 2; }
+parts=all
+usage() {
+	echo "usage: scripts/bench.sh [-n N] [-p|--parts LIST]    (N repetitions, default 5; LIST: 1,2,4,5,6,7 or names, see --help)" >&2
+	exit 2
+}
 while [ $# -gt 0 ]; do
 	case $1 in
 	-n) [ $# -ge 2 ] || usage; reps=$2; shift 2 ;;
 	-n*) reps=${1#-n}; shift ;;
+	-p|--parts) [ $# -ge 2 ] || usage; parts=$2; shift 2 ;;
+	--parts=*) parts=${1#--parts=}; shift ;;
 	-h|--help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) usage ;;
 	esac
@@ -63,11 +98,47 @@ done
 case $reps in ''|*[!0-9]*) usage ;; esac
 [ "$reps" -ge 1 ] || usage
 
+# want N: part N is to run.
+declare -A wanted
+if [ "$parts" = all ]; then parts=1,2,4,5,6,7; fi
+IFS=, read -ra plist <<<"$parts"
+[ ${#plist[@]} -gt 0 ] || usage
+for p in "${plist[@]}"; do
+	case $p in
+	1|3|slowdown|cost) wanted[1]=1 ;;
+	2|floor) wanted[2]=1 ;;
+	4|bperf) wanted[4]=1 ;;
+	5|threads) wanted[5]=1 ;;
+	6|wall) wanted[6]=1 ;;
+	7|real) wanted[7]=1 ;;
+	accuracy) wanted[4]=1 wanted[7]=1 ;;
+	*) usage ;;
+	esac
+done
+want() { [ -n "${wanted[$1]:-}" ]; }
+
 die() { echo "scripts/bench.sh: $*" >&2; exit 1; }
 say() { echo "bench: $*" >&2; }
 
-command -v gcc >/dev/null || die "gcc is not installed (apt-get install build-essential)"
-command -v perf >/dev/null || die "perf is not installed (apt-get install linux-perf)"
+# A missing tool is installed if that can be done (scripts/deps.sh needs
+# root or sudo); what is still missing is dealt with below.
+needed=(timeout)
+if want 1 || want 2 || want 5; then needed+=(gcc); fi
+if want 1 || want 4 || want 6 || want 7; then needed+=(perf); fi
+if want 7; then needed+=(/usr/bin/python3 redis-server redis-benchmark redis-cli sqlite3); fi
+for c in "${needed[@]}"; do
+	if ! command -v "$c" >/dev/null; then
+		say "$c is missing: scripts/deps.sh --bench"
+		scripts/deps.sh --bench >&2 || say "scripts/deps.sh --bench failed: going on without"
+		break
+	fi
+done
+if want 1 || want 2 || want 5; then
+	command -v gcc >/dev/null || die "gcc is not installed (apt-get install build-essential)"
+fi
+if want 1 || want 4 || want 6 || want 7; then
+	command -v perf >/dev/null || die "perf is not installed (apt-get install linux-perf)"
+fi
 command -v timeout >/dev/null || die "timeout (coreutils) is missing"
 CTPROF=${CTPROF:-build/src/ctprof}
 [ -x "$CTPROF" ] || die "$CTPROF not found: build it first (meson setup build && ninja -C build)"
@@ -75,8 +146,23 @@ CTPROF=${CTPROF:-build/src/ctprof}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ctprof-bench.XXXXXX")
 # Everything runs in the foreground and every program ends by itself
 # (floor's child dies with it); on Ctrl-C the whole process group gets the
-# signal.  What is left to clean is the directory.
-trap 'rm -rf "$tmp"' EXIT
+# signal.  The exceptions are part 7's redis-server and the profilers
+# attached to it, in the background: they are in bg_pids, ended here by
+# their pids.  Then what is left to clean is the directory.
+bg_pids=()
+cleanup() {
+	local p i
+	for p in "${bg_pids[@]}"; do
+		kill "$p" 2>/dev/null || continue
+		for ((i = 0; i < 50; i++)); do
+			kill -0 "$p" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -9 "$p" 2>/dev/null || true
+	done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 res=$tmp/res
@@ -86,21 +172,27 @@ mkdir "$res"
 say "compiling bench programs into $tmp"
 cflags=(-std=gnu11 -g -Wall -Wextra -Werror=shadow -Werror=missing-prototypes
 	-Werror=strict-prototypes -Werror=implicit-function-declaration -Wno-unused-parameter)
-gcc "${cflags[@]}" -O2 -fomit-frame-pointer bench/workload.c -o "$tmp/workload"
-gcc "${cflags[@]}" -O2 -fno-omit-frame-pointer bench/workload.c -o "$tmp/workload-fp"
-gcc "${cflags[@]}" -O2 bench/floor.c -o "$tmp/floor"
-gcc "${cflags[@]}" -O2 -pthread bench/threads64.c -o "$tmp/threads64"
+if want 1; then
+	gcc "${cflags[@]}" -O2 -fomit-frame-pointer bench/workload.c -o "$tmp/workload"
+	gcc "${cflags[@]}" -O2 -fno-omit-frame-pointer bench/workload.c -o "$tmp/workload-fp"
+fi
+if want 2; then gcc "${cflags[@]}" -O2 bench/floor.c -o "$tmp/floor"; fi
+if want 5; then gcc "${cflags[@]}" -O2 -pthread bench/threads64.c -o "$tmp/threads64"; fi
 cp "$CTPROF" "$tmp/ctprof"
 ctprof=$tmp/ctprof
 bperf=
-if [ -x build/tests/bperf ]; then
+if ! want 4; then
+	:
+elif [ -x build/tests/bperf ]; then
 	cp build/tests/bperf "$tmp/bperf"
 	bperf=$tmp/bperf
 else
 	say "build/tests/bperf is missing: part 4 (accuracy) is skipped"
 fi
 idlers= cpuburst=
-if [ -x build/tests/idlers ] && [ -x build/tests/cpuburst ]; then
+if ! want 6; then
+	:
+elif [ -x build/tests/idlers ] && [ -x build/tests/cpuburst ]; then
 	cp build/tests/idlers build/tests/cpuburst "$tmp/"
 	idlers=$tmp/idlers cpuburst=$tmp/cpuburst
 else
@@ -261,8 +353,9 @@ run_workload() {
 }
 
 # -------------------------------------------------------------- part 4 --
-# The comparison of scripts/compare-perf.sh: ctprof's flat self% against
-# perf report's, and the total variation distance over all functions.
+# ctprof's flat self% against perf report's, by function name, and the
+# total variation distance over all functions (part 7 compares by ELF
+# symbol, with scripts/flatcmp.py, what names alone cannot).
 accuracy() {
 	run 120 "$ctprof" ${unwopt[libunwind]} -F 999 -o "$tmp/acc.txt" -- "$bperf"
 	run 120 perf record -q -F 999 -e cpu-clock -o "$tmp/acc.data" -- "$bperf"
@@ -286,20 +379,323 @@ accuracy() {
 	done <"$tmp/acc.cmp"
 }
 
+# -------------------------------------------------------------- part 7 --
+# Real programs under ctprof and under perf record, compared by
+# scripts/flatcmp.py.  Each workload is one "name": its comparisons are
+# $res/NAME.tsv.REP (flatcmp --tsv), its distances NAME.tvd.
+real_hz=999
+redis_args=(-q -n 40000 -c 10 -t set,get,incr,lpush,lpop)
+selftime_s=3
+ratio3_args=()          # ratio3's own defaults
+real_names=()           # the workloads that ran, in report order
+declare -A real_title=() real_skip=()
+
+# real_setup: what part 7 runs, each thing checked; a missing one is a note.
+real_setup() {
+	local py
+	py=$(command -v /usr/bin/python3 || command -v python3 || true)
+	if [ -z "$py" ]; then
+		real_skip[all]="no python3 for scripts/flatcmp.py"
+		return
+	fi
+	flatcmp=("$py" "$tmp/flatcmp.py")
+	cp scripts/flatcmp.py bench/pywork.py bench/sqlwork.sql "$tmp/"
+	if command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null &&
+	   command -v redis-cli >/dev/null; then
+		real_names+=(redis)
+		real_title[redis]="redis-server $(redis-server --version | sed -n 's/.*v=\([^ ]*\).*/\1/p') attached (-p), \`redis-benchmark ${redis_args[*]}\`"
+	else
+		real_skip[redis]="redis-server, redis-benchmark or redis-cli is missing (apt-get install redis-server redis-tools)"
+	fi
+	if [ -x /usr/bin/python3 ]; then
+		real_names+=(python)
+		real_title[python]="CPython $(/usr/bin/python3 -c 'import platform; print(platform.python_version())') (/usr/bin/python3), bench/pywork.py"
+	else
+		real_skip[python]="/usr/bin/python3 is missing (apt-get install python3)"
+	fi
+	if command -v sqlite3 >/dev/null; then
+		real_names+=(sqlite)
+		real_title[sqlite]="sqlite3 $(sqlite3 --version | cut -d' ' -f1), bench/sqlwork.sql in memory"
+	else
+		real_skip[sqlite]="sqlite3 is missing (apt-get install sqlite3)"
+	fi
+	if [ -x build/tests/selftime ]; then
+		cp build/tests/selftime "$tmp/"
+		real_names+=(selftime-syscall selftime-fault)
+		real_title[selftime-syscall]="build/tests/selftime syscall $selftime_s"
+		real_title[selftime-fault]="build/tests/selftime fault $selftime_s"
+	else
+		real_skip[selftime]="build/tests/selftime is missing"
+	fi
+	if [ -x build/tests/ratio3 ]; then
+		cp build/tests/ratio3 "$tmp/"
+		real_names+=(ratio3)
+		real_title[ratio3]="build/tests/ratio3${ratio3_args[*]:+ ${ratio3_args[*]}}, 3 threads 1:2:3 on $(nproc) CPUs"
+	else
+		real_skip[ratio3]="build/tests/ratio3 is missing"
+	fi
+	local k
+	for k in "${!real_skip[@]}"; do say "part 7: ${real_skip[$k]}: skipped"; done
+}
+
+# flat NAME [flatcmp option]...: compare $tmp/NAME.pb.gz with $tmp/NAME.data
+# (this repetition's runs).
+flat() {
+	local name=$1 f=$res/$1.tsv.$r c p
+	shift
+	"${flatcmp[@]}" --tsv "$@" "$tmp/$name.pb.gz" "$tmp/$name.data" >"$f" 2>"$tmp/flat.err" ||
+		{ cat "$tmp/flat.err" >&2; die "scripts/flatcmp.py failed on $name"; }
+	if [ -s "$tmp/flat.err" ]; then say "$name: $(cat "$tmp/flat.err")"; fi
+	put "$name.tvd" "$(awk -F'\t' '$1 == "#distance" { print $2 }' "$f")"
+	read -r c p < <(awk -F'\t' '$1 == "#samples" { print $2, $3 }' "$f")
+	put "$name.ct_n" "$c"
+	put "$name.perf_n" "$p"
+}
+
+# profiled NAME TOOL PERF_CALLGRAPH CMD...: CMD run by ctprof (TOOL ct) or
+# perf record (TOOL perf, with the call-graph option given), the profile in
+# $tmp/NAME.pb.gz or $tmp/NAME.data; the command's output in $tmp/out.
+profiled() {
+	local name=$1 tool=$2 cg=$3
+	shift 3
+	if [ "$tool" = ct ]; then
+		rm -f "$tmp/$name.pb.gz"
+		run 180 "$ctprof" ${unwopt[libunwind]} -F "$real_hz" -o "$tmp/$name.pb.gz" -- "$@"
+	else
+		rm -f "$tmp/$name.data"
+		run 180 perf record -q -e cpu-clock -F "$real_hz" $cg -o "$tmp/$name.data" -- "$@"
+	fi
+}
+
+# tools: the order of the two profilers in this repetition.
+tools() { if ((r % 2)); then echo perf ct; else echo ct perf; fi; }
+
+# redis_start: redis-server on a free loopback port, no persistence, its
+# files in the temporary directory.  Sets redis_pid and redis_port.
+redis_start() {
+	local i
+	mkdir -p "$tmp/redis"
+	for _ in 1 2 3; do
+		redis_port=$((20000 + RANDOM % 20000))
+		redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no \
+			--daemonize no --dir "$tmp/redis" >"$tmp/redis/log" 2>&1 &
+		redis_pid=$!
+		bg_pids+=("$redis_pid")
+		for ((i = 0; i < 100; i++)); do
+			if redis-cli -h 127.0.0.1 -p "$redis_port" ping 2>/dev/null | grep -q PONG; then return 0; fi
+			kill -0 "$redis_pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill "$redis_pid" 2>/dev/null || true
+		wait "$redis_pid" 2>/dev/null || true
+	done
+	tail -5 "$tmp/redis/log" >&2
+	die "redis-server did not start"
+}
+
+# redis_profiled TOOL: TOOL attached to redis-server from just before
+# redis-benchmark starts until it ends (SIGINT then, as Ctrl-C would).
+redis_profiled() {
+	local tool=$1 pid rc=0 prc=0
+	if [ "$tool" = ct ]; then
+		rm -f "$tmp/redis.pb.gz"
+		"$ctprof" ${unwopt[libunwind]} -F "$real_hz" -p "$redis_pid" -o "$tmp/redis.pb.gz" \
+			>"$tmp/prof.out" 2>"$tmp/prof.err" &
+	else
+		rm -f "$tmp/redis.data"
+		perf record -q -e cpu-clock -F "$real_hz" -g -p "$redis_pid" -o "$tmp/redis.data" \
+			>"$tmp/prof.out" 2>"$tmp/prof.err" &
+	fi
+	pid=$!
+	bg_pids+=("$pid")
+	sleep 0.5       # attached before the first request
+	timeout --foreground -k 10 180 redis-benchmark -h 127.0.0.1 -p "$redis_port" "${redis_args[@]}" \
+		>"$tmp/out" 2>"$tmp/err" || rc=$?
+	interrupted "$rc"
+	kill -INT "$pid" 2>/dev/null || true
+	wait "$pid" || prc=$?
+	[ "$rc" -eq 0 ] || { tail -5 "$tmp/err" >&2; die "redis-benchmark failed with status $rc"; }
+	# perf ends by raising SIGINT again once its file is written (130).
+	case $tool:$prc in
+	ct:0|perf:0|perf:130) ;;
+	*) tail -5 "$tmp/prof.err" >&2; die "$tool attached to redis-server failed with status $prc" ;;
+	esac
+}
+
+# own_selftime: the share of enter_kernel that selftime gave itself (%).
+own_selftime() {
+	awk '$1 == "selftime:" && $2 == "enter_kernel" { sub(/%$/, "", $3); print $3; exit }' "$tmp/out"
+}
+# cum NAME FUNCTION TOOL: the share of FUNCTION on the stack in this
+# repetition's comparison; TOOL ct or perf.
+cum() {
+	awk -F'\t' -v f="$2" -v c="$([ "$3" = ct ] && echo 3 || echo 4)" \
+		'$1 == "#cum" && $2 == f { print $c }' "$res/$1.tsv.$r"
+}
+
+# One repetition of part 7.
+real_programs() {
+	local name t mode own own_ct own_perf
+	for name in "${real_names[@]}"; do
+		case $name in
+		redis)
+			[ -n "${redis_pid:-}" ] || redis_start
+			for t in $(tools); do redis_profiled "$t"; done
+			flat redis ;;
+		python)
+			for t in $(tools); do profiled python "$t" -g /usr/bin/python3 "$tmp/pywork.py"; done
+			flat python ;;
+		sqlite)
+			for t in $(tools); do profiled sqlite "$t" -g sqlite3 :memory: ".read $tmp/sqlwork.sql"; done
+			flat sqlite ;;
+		selftime-*)
+			# The callers of the leaf count: perf must unwind the whole
+			# stack of a binary built without frame pointers.
+			mode=${name#selftime-}
+			for t in $(tools); do
+				profiled "$name" "$t" "--call-graph dwarf" "$tmp/selftime" "$mode" "$selftime_s"
+				own=$(own_selftime)
+				[ -n "$own" ] || die "selftime $mode printed no share of enter_kernel"
+				put "$name.own" "$own"
+				if [ "$t" = ct ]; then own_ct=$own; else own_perf=$own; fi
+			done
+			flat "$name" --cum enter_kernel
+			put "$name.ct_cum" "$(cum "$name" enter_kernel ct)"
+			put "$name.perf_cum" "$(cum "$name" enter_kernel perf)"
+			put "$name.ct_err" "$(awk -v a="$(cum "$name" enter_kernel ct)" -v b="$own_ct" 'BEGIN { printf "%.3f", a - b }')"
+			put "$name.perf_err" "$(awk -v a="$(cum "$name" enter_kernel perf)" -v b="$own_perf" 'BEGIN { printf "%.3f", a - b }')" ;;
+		ratio3)
+			for t in $(tools); do
+				profiled ratio3 "$t" "--call-graph dwarf" "$tmp/ratio3" ${ratio3_args[@]+"${ratio3_args[@]}"}
+				awk '$1 == "ratio3:" { for (i = 2; i < NF; i++) if ($i ~ /^work[123]$/) print $i, $(i + 1) }' \
+					"$tmp/out" >"$tmp/own.$t"
+				[ "$(wc -l <"$tmp/own.$t")" -eq 3 ] || die "ratio3 printed no CPU times of work1..3"
+			done
+			flat ratio3 --cum work1 --cum work2 --cum work3
+			for t in ct perf; do
+				# Shares among the three, the target's (from the same run)
+				# and the profiler's; their total variation distance.
+				awk -F'\t' -v c="$([ $t = ct ] && echo 3 || echo 4)" \
+					'$1 == "#cum" && $2 ~ /^work[123]$/ { print $2, $c }' "$res/ratio3.tsv.$r" >"$tmp/prof.$t"
+				awk -v t="$t" -v res="$res" '
+					FNR == NR { own[$1] = $2; so += $2; next }
+					{ got[$1] = $2; sg += $2 }
+					END {
+						for (i = 1; i <= 3; i++) {
+							w = "work" i
+							o = so ? own[w] / so : 0; g = sg ? got[w] / sg : 0
+							print 100 * o >>(res "/ratio3.own." w)
+							print 100 * g >>(res "/ratio3." t "." w)
+							d += (o > g ? o - g : g - o)
+						}
+						printf "%.6f\n", d / 2 >>(res "/ratio3." t ".tvd_own")
+					}' "$tmp/own.$t" "$tmp/prof.$t"
+			done ;;
+		esac
+	done
+}
+
+# top NAME N: the N functions with the highest median self% on either side
+# over the repetitions (a repetition without a function counts 0), as rows
+# of a Markdown table.
+top() {
+	awk -F'\t' -v n="$2" '
+		function median(k, tool,   i, j, m, v, x) {
+			for (i = 1; i <= files; i++) v[i] = val[tool, k, i] + 0
+			for (i = 2; i <= files; i++)
+				for (j = i; j > 1 && v[j - 1] > v[j]; j--) { x = v[j]; v[j] = v[j - 1]; v[j - 1] = x }
+			m = files % 2 ? v[(files + 1) / 2] : (v[files / 2] + v[files / 2 + 1]) / 2
+			return m
+		}
+		FNR == 1 { files++ }
+		$1 !~ /^#/ { k = $4 "\t" $3; keys[k] = 1; val["c", k, files] = $1; val["p", k, files] = $2 }
+		END {
+			for (k in keys) {
+				c = median(k, "c"); p = median(k, "p")
+				split(k, kp, "\t")
+				gsub(/\|/, "\\|", kp[1])
+				printf "%.3f\t| %s | %s | %.1f%% | %.1f%% |\n", (c > p ? c : p), kp[1], kp[2], c, p
+			}
+		}' "$res/$1".tsv.* | sort -t"$(printf '\t')" -k1,1gr | head -n "$2" | cut -f2-
+}
+
+# The report of part 7.
+real_report() {
+	local name
+	cat <<EOF
+**7. Accuracy on real programs.** ctprof and \`perf record -e cpu-clock -g\`
+(\`--call-graph dwarf\` for the test targets, whose callers count), both at
+$real_hz Hz, one after the other on the same workload; their flat self
+profiles compared by ELF symbol (scripts/flatcmp.py: code inlined into a
+function counts as that function, aliases such as malloc and __libc_malloc
+are one, code of a stripped binary outside every symbol is keyed by its
+unwind entry, shown as module+0xADDR, and perf's samples in the kernel
+count at the user instruction that entered it, as ctprof counts them).
+Distance: total variation distance between the two flat profiles (0 the
+same, 1 nothing in common).
+
+EOF
+	if [ -n "${real_skip[all]:-}" ]; then
+		printf 'Skipped: %s.\n\n' "${real_skip[all]}"
+		return
+	fi
+	printf '| workload | distance | ctprof samples | perf samples |\n| --- | --- | --- | --- |\n'
+	for name in "${real_names[@]}"; do
+		printf '| %s | %s | %s | %s |\n' "${real_title[$name]}" "$(med "$name.tvd" %.3f)" \
+			"$(med "$name.ct_n" %.0f)" "$(med "$name.perf_n" %.0f)"
+	done
+	echo
+	for name in "${real_names[@]}"; do
+		printf 'Top functions, %s: self%%, median of %s.\n\n' "${real_title[$name]}" "$reps"
+		printf '| function | module | ctprof | perf |\n| --- | --- | --- | --- |\n'
+		top "$name" 8
+		echo
+	done
+	for name in selftime-syscall selftime-fault; do
+		[ -n "${real_title[$name]:-}" ] || continue
+		if [ "$name" = selftime-syscall ]; then
+			printf 'Self-timing targets: the share of time enter_kernel had by the target'"'"'s own clock, and of samples with enter_kernel on the stack.\n\n'
+			printf '| target | own share | ctprof | perf | ctprof - own | perf - own |\n| --- | --- | --- | --- | --- | --- |\n'
+		fi
+		printf '| %s | %s%% | %s%% | %s%% | %s | %s |\n' "${real_title[$name]}" "$(med "$name.own" %.1f)" \
+			"$(med "$name.ct_cum" %.1f)" "$(med "$name.perf_cum" %.1f)" \
+			"$(med "$name.ct_err" %+.1f)" "$(med "$name.perf_err" %+.1f)"
+	done
+	[ -z "${real_title[selftime-syscall]:-}" ] || echo
+	if [ -n "${real_title[ratio3]:-}" ]; then
+		printf '%s: each function'"'"'s share of the three (samples with it on the stack), beside the thread CPU times the target measured.\n\n' "${real_title[ratio3]}"
+		printf '| | work1 | work2 | work3 | distance to own |\n| --- | --- | --- | --- | --- |\n'
+		printf '| own CPU time | %s%% | %s%% | %s%% | 0 |\n' "$(med ratio3.own.work1)" "$(med ratio3.own.work2)" "$(med ratio3.own.work3)"
+		printf '| ctprof | %s%% | %s%% | %s%% | %s |\n' "$(med ratio3.ct.work1)" "$(med ratio3.ct.work2)" \
+			"$(med ratio3.ct.work3)" "$(med ratio3.ct.tvd_own %.3f)"
+		printf '| perf | %s%% | %s%% | %s%% | %s |\n' "$(med ratio3.perf.work1)" "$(med ratio3.perf.work2)" \
+			"$(med ratio3.perf.work3)" "$(med ratio3.perf.tvd_own %.3f)"
+		echo
+	fi
+	for name in "${!real_skip[@]}"; do
+		printf 'Skipped: %s.\n' "${real_skip[$name]}"
+	done
+	[ ${#real_skip[@]} -eq 0 ] || echo
+}
+
 # ----------------------------------------------------------------- run --
-declare -A part_us=([1]=0 [2]=0 [4]=0 [5]=0 [6]=0)
+declare -A part_us=([1]=0 [2]=0 [4]=0 [5]=0 [6]=0 [7]=0)
 now_us() { local t=$EPOCHREALTIME; echo "${t//[!0-9]/}"; }
+if want 7; then real_setup; fi
 start_all=$(now_us)
-say "$reps repetitions; variants of part 1: ${variants[*]}"
+say "$reps repetitions of parts $(printf '%s\n' "${!wanted[@]}" | sort -n | paste -sd' ')"
+if want 1; then say "variants of part 1: ${variants[*]}"; fi
 for ((r = 0; r < reps; r++)); do
 	say "repetition $((r + 1))/$reps"
 	# Part 1 (and the ctprof statistics of parts 2 and 3), rotated order.
 	t0=$(now_us)
 	n=${#variants[@]}
 	for ((i = 0; i < n; i++)); do
+		want 1 || break
 		run_workload "${variants[(i + r) % n]}"
 	done
 	for v in "${variants[@]}"; do
+		want 1 || break
 		case $v in
 		bare) ;;
 		pf*) put "$v.ratio" "$(div "${elapsed[$v]}" "${elapsed[fpbare]}")" ;;
@@ -311,6 +707,7 @@ for ((r = 0; r < reps; r++)); do
 	# Part 2: the floor, in the same repetition as ctprof's stall.
 	t0=$(now_us)
 	for mode in cross poll same; do
+		want 2 || break
 		rc=0
 		timeout --foreground -k 10 60 "$tmp/floor" "$mode" 2000 1000 >"$tmp/out" 2>"$tmp/err" || rc=$?
 		interrupted "$rc"
@@ -320,7 +717,7 @@ for ((r = 0; r < reps; r++)); do
 		put "floor.$mode.med" "$fmed"
 		put "floor.$mode.p99" "$fp99"
 		echo "$fsched" >"$res/floor.sched"
-		if [ "$mode" != same ]; then
+		if [ "$mode" != same ] && want 1; then
 			put "ct999.floor_$mode" "$(div "$(tail -1 "$res/ct999.stall_med")" "$fmed")"
 			if has libdw; then
 				put "dw999.floor_$mode" "$(div "$(tail -1 "$res/dw999.stall_med")" "$fmed")"
@@ -336,21 +733,28 @@ for ((r = 0; r < reps; r++)); do
 
 	# Part 5.
 	t0=$(now_us)
-	run 120 "$ctprof" ${unwopt[libunwind]} -F 999 -v -o "$tmp/t64.txt" -- "$tmp/threads64" 3
-	eintr=$(awk '$1 == "eintr" { print $2 }' "$tmp/out")
-	[ -n "$eintr" ] || die "threads64 printed no eintr line"
-	put t64.eintr "$eintr"
-	ctstats t64 "$tmp/t64.txt"
-	put t64.per_tick "$(div "$last_samples" "$last_ticks")"
-	put t64.per_sampled_tick "$(div "$last_samples" "$((last_ticks - last_missed))")"
+	if want 5; then
+		run 120 "$ctprof" ${unwopt[libunwind]} -F 999 -v -o "$tmp/t64.txt" -- "$tmp/threads64" 3
+		eintr=$(awk '$1 == "eintr" { print $2 }' "$tmp/out")
+		[ -n "$eintr" ] || die "threads64 printed no eintr line"
+		put t64.eintr "$eintr"
+		ctstats t64 "$tmp/t64.txt"
+		put t64.per_tick "$(div "$last_samples" "$last_ticks")"
+		put t64.per_sampled_tick "$(div "$last_samples" "$((last_ticks - last_missed))")"
+	fi
 	part_us[5]=$((part_us[5] + $(now_us) - t0))
 
 	# Part 6.
 	t0=$(now_us)
 	if [ -n "$idlers" ]; then wallclock; fi
 	part_us[6]=$((${part_us[6]:-0} + $(now_us) - t0))
+
+	# Part 7.
+	t0=$(now_us)
+	if want 7; then real_programs; fi
+	part_us[7]=$((part_us[7] + $(now_us) - t0))
 done
-total_s=$(( ($(now_us) - start_all) / 1000000 ))
+total_s=$(( ($(now_us) - start_all + 500000) / 1000000 ))
 
 # The marginal cost of a sample: the difference in own CPU time between the
 # 999 Hz and the 99 Hz runs, per extra sample (start-up and fixed costs cancel).
@@ -375,8 +779,11 @@ cat <<EOF
 ### Benchmark
 
 $(date -u '+%Y-%m-%d %H:%M UTC'), kernel $(uname -r), $(nproc) CPUs, \`$cmdline\`
-(ctprof $rev, $(perf --version)); every figure is the median of $reps runs.
+(ctprof $rev, $(perf --version 2>/dev/null || echo 'no perf')); every figure is the median of $reps runs.
 
+EOF
+if want 1; then
+cat <<EOF
 **1. Target slowdown.** bench/workload.c, fixed work: $(med bare.elapsed %.3f) s alone
 (frame-pointer build: $(med fpbare.elapsed %.3f) s), timed by the target itself; ratio to
 the same build run bare in the same repetition.
@@ -391,6 +798,10 @@ the same build run bare in the same repetition.
 The frame-pointer build itself runs $(med fpbare.ratio %.3f) times as long as the
 -fomit-frame-pointer one.
 
+EOF
+fi
+if want 1 || want 2; then
+cat <<EOF
 **2. Stall per sample** (how long a sampled thread is stopped), workload at 999 Hz.
 
 | | median | p99 |
@@ -408,6 +819,10 @@ The floor is INTERRUPT + waitpid + GETREGS + CONT on a spinning child,
 2000 times at 1 kHz (tracer $fsched); ctprof's stall is from its
 INTERRUPT to the end of its capture, and ctprof and the target are not pinned.
 
+EOF
+fi
+if want 1; then
+cat <<EOF
 **3. Profiler cost per sample**, workload at 999 Hz: ctprof's own CPU time
 (sampling loop and unwinding; symbolization at the end not included).
 
@@ -417,7 +832,10 @@ INTERRUPT to the end of its capture, and ctprof and the target are not pinned.
 | libdw | $(us dw999.cpu_us) | $(maxrate dw999) | $(us dw.marginal) | $(us dw999.unwind_us) | $(med dw999.frames) |
 
 EOF
-if [ -n "$bperf" ]; then
+fi
+if ! want 4; then
+	:
+elif [ -n "$bperf" ]; then
 cat <<EOF
 **4. Accuracy**: build/tests/bperf at 999 Hz, self% (expected shares of the
 four: 1.8 / 14.0 / 28.1 / 56.1%).
@@ -435,6 +853,7 @@ EOF
 else
 	printf '**4. Accuracy**: n/a, build/tests/bperf is missing (build the tests with meson).\n\n'
 fi
+if want 5; then
 cat <<EOF
 **5. Many threads**: bench/threads64.c, 4 busy threads and 60 blocked (20 futex,
 20 epoll_wait, 20 read), 3 s under ctprof -F 999 (libunwind).
@@ -444,6 +863,7 @@ cat <<EOF
 | $(us t64.stall_med) | $(us t64.stall_p99) | $(med t64.per_tick %.2f) | $(med t64.per_sampled_tick %.2f) | $(of t64.missed t64.ticks) | $(med t64.eintr %.0f) |
 
 EOF
+fi
 if [ -n "$idlers" ]; then
 cat <<EOF
 
@@ -462,10 +882,15 @@ profile gives, as a ratio to the target's own getrusage():
 | ctprof --weight=cputime | ctprof (samples / 99 Hz) | perf record -c 10101010 -e cpu-clock (sum of periods) |
 | --- | --- | --- |
 | $(med burst.weighted %.3f) | $(med burst.plain %.3f) | $(med burst.perf %.3f) |
+
 EOF
 fi
-cat <<EOF
-
-Time taken: part 1 (and the ctprof figures of 2 and 3) $(secs "${part_us[1]}"), floor $(secs "${part_us[2]}"),
-accuracy $(secs "${part_us[4]}"), many threads $(secs "${part_us[5]}"), wall-clock and CPU time $(secs "${part_us[6]:-0}"); $total_s s in all.
-EOF
+if want 7; then real_report; fi
+taken=()
+if want 1; then taken+=("part 1 (and the ctprof figures of 2 and 3) $(secs "${part_us[1]}")"); fi
+if want 2; then taken+=("floor $(secs "${part_us[2]}")"); fi
+if want 4; then taken+=("accuracy $(secs "${part_us[4]}")"); fi
+if want 5; then taken+=("many threads $(secs "${part_us[5]}")"); fi
+if want 6; then taken+=("wall-clock and CPU time $(secs "${part_us[6]}")"); fi
+if want 7; then taken+=("real programs $(secs "${part_us[7]}")"); fi
+printf 'Time taken: %s; %s s in all.\n' "$(IFS=';'; echo "${taken[*]}" | sed 's/;/, /g')" "$total_s"

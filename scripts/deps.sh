@@ -1,14 +1,19 @@
 #!/bin/sh
 # Install the Debian packages ctprof needs to build (and, with --test, to
-# run its test suite).  Does nothing when they are all there already.
+# run its test suite; with --bench, to run scripts/bench.sh).  Does nothing
+# when they are all there already.
 set -eu
 
 pkgs="gcc libc6-dev meson ninja-build pkg-config libdw-dev libelf-dev libunwind-dev
       libprotobuf-c-dev protobuf-c-compiler zlib1g-dev golang-github-google-pprof-dev"
-if [ "${1:-}" = "--test" ]; then
+case "${1:-}" in
+--test)
 	pkgs="$pkgs strace procps util-linux bsdutils protobuf-compiler libxml2-utils chromium
-	      golang-1.19-go redis-server redis-tools tmux"
-fi
+	      golang-1.19-go redis-server redis-tools tmux" ;;
+--bench)
+	# perf beside ctprof, and the real programs of part 7.
+	pkgs="$pkgs linux-perf python3 redis-server redis-tools sqlite3" ;;
+esac
 
 missing=""
 for p in $pkgs; do
