@@ -500,19 +500,23 @@ def read_pprof(path, value_type):
         else:
             off = loc[3] - m.get(2, 0) + m.get(4, 0)
             frames[lid] = (strings[m[5]], off, fnames)
+    # The number of samples each entry stands for: the count type's value.
+    ci = names.index('samples') if 'samples' in names else vi
     out = []
     for s in samples:
         if vi < len(s[2]) and s[2][vi]:
-            out.append((s[2][vi], [frames.get(i, (None, 0, [])) for i in s[1]]))
+            n = s[2][ci] if ci < len(s[2]) else 0
+            out.append((s[2][vi], n, [frames.get(i, (None, 0, [])) for i in s[1]]))
     return out
 
 
 def ctprof_profile(path, value_type, res, cums):
-    """Self counts by key, total, and the counts of samples with each
-    name of CUMS on their stack."""
-    self_c, total, cum_c = {}, 0, {c: 0 for c in cums}
-    for count, stack in read_pprof(path, value_type):
+    """Self values by key, their total, the values of samples with each
+    name of CUMS on their stack, and the number of samples."""
+    self_c, total, cum_c, nsamples = {}, 0, {c: 0 for c in cums}, 0
+    for count, n, stack in read_pprof(path, value_type):
         total += count
+        nsamples += n
         keys = []
         for depth, (mod, off, fnames) in enumerate(stack):
             if mod is None:
@@ -528,7 +532,7 @@ def ctprof_profile(path, value_type, res, cums):
         for c in cums:
             if any(res.matches(k, c) for k, _ in keys):
                 cum_c[c] += count
-    return self_c, total, cum_c, total
+    return self_c, total, cum_c, nsamples
 
 
 # -------------------------------------------------------------- perf --
@@ -631,8 +635,9 @@ def main():
     ap.add_argument('perf', nargs='?', help='perf.data from perf record -g')
     ap.add_argument('--perf-script', metavar='FILE',
                     help='perf script output (-F tid,period,ip,sym,symoff,dso --no-inline) instead of PERF')
-    ap.add_argument('--value', default='samples',
-                    help="ctprof's sample value: samples (default) or cpu (nanoseconds, --weight=cputime)")
+    ap.add_argument('--value', default='cpu',
+                    help="ctprof's sample value: cpu (default: nanoseconds, what its report shows; "
+                         "wall for a --wall profile) or samples (counts)")
     ap.add_argument('--min', type=float, default=0.5, help='show keys with at least this %% (default 0.5)')
     ap.add_argument('--top', type=int, default=0, help='show at most this many keys')
     ap.add_argument('--tsv', action='store_true', help='machine-readable output, every key')

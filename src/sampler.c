@@ -42,6 +42,16 @@
 /* The thread id under which the CPU time of exited threads after their
  * last sample is counted (thread_exits). */
 #define EXITED_TID 0
+/* At most this many threads seen blocked before a tick are read again
+ * at the tick (late_picks). */
+#define LATE_MAX 16
+/* With threads to read again at the tick, machines with this many CPUs
+ * or fewer have every CPU held. */
+#define LATE_ALL_CPUS 8
+/* A thread seen blocked within this many ticks runs in bursts. */
+#define RECENT_TICKS 16
+/* sp->want[cpu]: its helper was asked to hold it, is holding it. */
+enum { WANT_NONE, WANT_READY, WANT_UNREADY, WANT_HELD };
 #define LEAD_FIRST_NS 50000ULL
 
 /* The thread's CPU time and CPU arrivals now, into run_mark and
@@ -71,6 +81,18 @@ static uint64_t cpu_weight(struct thread *t)
 	return w;
 }
 
+/* Was a thread with registers R stopped in the middle of a system call
+ * (one that slept until the stop broke it), which it returns to after the
+ * stop? */
+static bool regs_in_syscall(const struct user_regs_struct *r)
+{
+	long long rax = (long long)r->rax;
+
+	return (long long)r->orig_rax >= 0 &&
+	       (rax == -EINTR || rax == -ERESTARTSYS || rax == -ERESTARTNOINTR ||
+		rax == -ERESTARTNOHAND || rax == -ERESTART_RESTARTBLOCK);
+}
+
 /* The session's callback: the thread is stopped; take only what must be
  * taken while it is. */
 static struct capture *capture_thread(void *arg, struct thread *t)
@@ -94,6 +116,15 @@ static struct capture *capture_thread(void *arg, struct thread *t)
 	c->stall_ns = 0;
 	if (ptrace(PTRACE_GETREGS, t->tid, 0, &c->regs) < 0)
 		return NULL;
+	/* On-CPU: a thread that was running when its state was read, but
+	 * had blocked in a system call by the time its stop came, was not on
+	 * a CPU at the tick.  This is no sample of where it runs: its CPU
+	 * time stays for its next sample. */
+	if (!sp->wall && regs_in_syscall(&c->regs)) {
+		sp->stats.blocked_at_tick++;
+		t->blocked_n = sp->tick_n + 1;
+		return NULL;
+	}
 	c->blocked = t->blocked_sample;
 	c->slices = t->slices_mark;
 	c->ns = cpu_weight(t);
@@ -227,15 +258,9 @@ static bool still_waiting(struct sampler *sp, struct thread *t)
 	return false;
 }
 
-/* Was the capture's thread stopped in the middle of a system call, which
- * it returns to after the stop? */
 static bool in_syscall(const struct capture *c)
 {
-	long long rax = (long long)c->regs.rax;
-
-	return (long long)c->regs.orig_rax >= 0 &&
-	       (rax == -EINTR || rax == -ERESTARTSYS || rax == -ERESTARTNOINTR ||
-		rax == -ERESTARTNOHAND || rax == -ERESTART_RESTARTBLOCK);
+	return regs_in_syscall(&c->regs);
 }
 
 /* --wall: the blocked thread's stack, with its system call as the leaf,
@@ -282,6 +307,7 @@ int sampler_init(struct sampler *sp, struct session *s, const struct unwinder_op
 	sp->stack_size = stack_size;
 	sp->max_frames = max_frames;
 	sp->pcs = xcalloc(max_frames, sizeof(*sp->pcs));
+	sp->late = xcalloc(LATE_MAX, sizeof(*sp->late));
 	stacks_init(&sp->stacks);
 	sp->hooks.fd = -1;
 	sp->unwinder = unwinder;
@@ -385,17 +411,47 @@ static void unwind_captures(struct sampler *sp)
 	}
 }
 
-/* Choose the threads tick N stops, into sp->picks; threads blocked in
- * --wall mode are asked to stop at once (no CPU to take from them).
- * Returns false if one of them may wake up on ctprof's CPU (HERE), so
- * that waiting for the stops must not spin. */
-static bool choose(struct sampler *sp, int here)
+static void add_pick(struct sampler *sp, struct thread *t, int cpu)
+{
+	GROW(sp->picks, sp->pickcap, sp->npicks + 1);
+	sp->picks[sp->npicks].t = t;
+	sp->picks[sp->npicks].cpu = cpu;
+	sp->picks[sp->npicks].was_running = true;
+	sp->npicks++;
+}
+
+/* Choose the threads tick N stops, into sp->picks, and those to read
+ * again at the tick, into sp->late; threads blocked in --wall mode are
+ * asked to stop at once (no CPU to take from them).  Returns false if
+ * one of those was, so that waiting for the stops must not spin: it may
+ * wake up on ctprof's CPU. */
+/* Has thread T been seen blocked within the last RECENT_TICKS ticks?
+ * Such a thread runs in bursts: its state before the tick says little of
+ * its state at the tick. */
+static bool bursty(const struct sampler *sp, const struct thread *t)
+{
+	return t->blocked_n && sp->tick_n + 1 - t->blocked_n <= RECENT_TICKS;
+}
+
+/* Read T again at the tick (late_picks), if there is room. */
+static bool add_late(struct sampler *sp, struct thread *t, int cpu, bool running)
+{
+	if (sp->nlate == LATE_MAX)
+		return false;
+	sp->late[sp->nlate].t = t;
+	sp->late[sp->nlate].cpu = cpu;
+	sp->late[sp->nlate].was_running = running;
+	sp->nlate++;
+	return true;
+}
+
+static bool choose(struct sampler *sp)
 {
 	struct session *s = sp->session;
 	bool spin = true;
 	size_t i;
 
-	sp->npicks = 0;
+	sp->npicks = sp->nlate = 0;
 	for (i = 0; i < s->nthreads; i++) {
 		struct thread *t = &s->threads[i];
 		int cpu = -1;
@@ -421,13 +477,18 @@ static bool choose(struct sampler *sp, int here)
 			/* Nor is there anything to sample in a thread that was
 			 * blocked and has not been given a CPU since: a read of
 			 * schedstat is cheaper than one of stat. */
-			if (thread_sched(t) == 0 && t->slices_mark == t->idle_slices)
+			if (thread_sched(t) == 0 && t->slices_mark == t->idle_slices) {
+				/* Unless it may wake up by the tick. */
+				if (bursty(sp, t))
+					add_late(sp, t, t->last_cpu, false);
 				continue;
+			}
 			t->idle_known = false;
 		}
 		state = proc_state(t->stat_fd, &cpu);
 		if (!state)
 			continue;
+		t->last_cpu = cpu;
 		if (state != 'R' && !sp->wall) {
 			/* Blocked: note its CPU arrivals, read between two
 			 * reads of its state, so that an arrival between the
@@ -435,6 +496,12 @@ static bool choose(struct sampler *sp, int here)
 			if (thread_sched(t) == 0 && proc_state(t->stat_fd, NULL) != 'R') {
 				t->idle_known = true;
 				t->idle_slices = t->slices_mark;
+			}
+			/* It ran lately, so it may run again by the tick:
+			 * read again then (see late_picks). */
+			if (state == 'S' || state == 'D') {
+				t->blocked_n = sp->tick_n + 1;
+				add_late(sp, t, cpu, false);
 			}
 			continue;
 		}
@@ -450,12 +517,10 @@ static bool choose(struct sampler *sp, int here)
 				sp->stats.not_run++;
 				continue;
 			}
-			GROW(sp->picks, sp->pickcap, sp->npicks + 1);
-			sp->picks[sp->npicks].t = t;
-			sp->picks[sp->npicks].cpu = cpu;
-			sp->npicks++;
-			if (cpu < 0 || cpu == here)
-				spin = false;
+			/* One that blocks often may have blocked by the tick:
+			 * read again then, rather than wake it up to stop. */
+			if (sp->wall || !bursty(sp, t) || !add_late(sp, t, cpu, true))
+				add_pick(sp, t, cpu);
 			continue;
 		}
 		if (state == 'T' || state == 't' || state == 'Z' || state == 'X' || still_waiting(sp, t)) {
@@ -487,25 +552,53 @@ static void interrupt_one(struct sampler *sp, struct thread *t, uint64_t since_n
 		sp->stats.unheld++;
 }
 
-/* Ask the threads picked on CPU to stop; returns how many were. */
-static uint64_t interrupt_cpu(struct sampler *sp, int cpu, uint64_t since_ns, bool preempted)
+/* The threads that run in bursts (sp->late, see bursty()): read again
+ * once their CPUs are held, so that each is sampled if it runs at the
+ * tick, and only then.  Read only before the tick, as the others are,
+ * a server between two epoll_wait calls would be sampled only in bursts
+ * that began before that read, never in their first part (where it reads
+ * its requests), too often in the rest, and it would be woken out of
+ * epoll_wait to stop when it had blocked meanwhile. */
+static void late_picks(struct sampler *sp, int here)
 {
-	uint64_t n = 0;
 	size_t i;
 
-	for (i = 0; i < sp->npicks; i++)
-		if (sp->picks[i].cpu == cpu) {
-			interrupt_one(sp, sp->picks[i].t, since_ns, preempted);
-			n++;
+	for (i = 0; i < sp->nlate; i++) {
+		struct thread *t = sp->late[i].t;
+		uint64_t before = t->run_mark;
+		int cpu = -1;
+		char state = proc_state(t->stat_fd, &cpu);
+
+		if (state == 'S' || state == 'D')
+			t->blocked_n = sp->tick_n + 1;
+		if (state != 'R' || !target_of(sp, t->proc, NULL))
+			continue;
+		/* Runnable at the tick, but did it run?  One woken up just
+		 * before, that waits for a CPU, would stop at the end of the
+		 * call it waited in, with the CPU time of its earlier bursts.
+		 * A thread that ran up to the tick was taken off its CPU
+		 * there, which brought its run time up to date.  On ctprof's
+		 * own CPU, the tick was ctprof's waking up: the thread that
+		 * ran then was seen runnable by the first read. */
+		if (cpu == here ? !sp->late[i].was_running
+				: thread_sched(t) == 0 && t->run_mark == before) {
+			sp->stats.not_run++;
+			continue;
 		}
-	return n;
+		t->last_cpu = cpu;
+		t->idle_known = false;
+		t->blocked_sample = false;
+		sp->stats.late++;
+		add_pick(sp, t, cpu);
+	}
 }
 
 /* Stop the picked threads where they were at tick N (at T_NS), not where
  * they next leave the kernel: those on ctprof's own CPU (HERE) are off it
- * already, since ctprof woke at WOKE_NS; for every other CPU, wait until
- * its helper holds it, ask its threads to stop, and let it go.  See
- * kick.h for why. */
+ * already, since ctprof woke at WOKE_NS; every other CPU that runs one,
+ * or may by the tick, is held by its helper.  With the CPUs held, the
+ * late candidates are read again, the threads are asked to stop, and the
+ * CPUs let go.  See kick.h for why. */
 static void interrupt_picks(struct sampler *sp, uint64_t n, uint64_t t_ns, int here, uint64_t woke_ns)
 {
 	struct kicker *k = &sp->kick;
@@ -513,39 +606,54 @@ static void interrupt_picks(struct sampler *sp, uint64_t n, uint64_t t_ns, int h
 	int c;
 
 	if (!sp->kicking) {
+		late_picks(sp, here);
 		for (i = 0; i < sp->npicks; i++)
 			interrupt_one(sp, sp->picks[i].t, 0, false);
 		return;
 	}
 	memset(sp->want, 0, (size_t)k->ncpus);
-	for (i = 0; i < sp->npicks; i++) {
-		c = sp->picks[i].cpu;
+	for (i = 0; i < sp->npicks + sp->nlate; i++) {
+		c = i < sp->npicks ? sp->picks[i].cpu : sp->late[i - sp->npicks].cpu;
 		if (c >= 0 && c < k->ncpus && c != here && !sp->want[c])
-			sp->want[c] = kicker_want(k, c) ? 1 : 2;
+			sp->want[c] = kicker_want(k, c) ? WANT_READY : WANT_UNREADY;
 	}
+	/* A thread read again at the tick may have woken up on any CPU, and
+	 * one that then runs unheld has no up-to-date run time to tell:
+	 * on a small machine, hold them all. */
+	if (sp->nlate && k->ncpus <= LATE_ALL_CPUS)
+		for (c = 0; c < k->ncpus; c++)
+			if (c != here && !sp->want[c])
+				sp->want[c] = kicker_want(k, c) ? WANT_READY : WANT_UNREADY;
 	/* Helpers with nothing to hold go back to sleep as they wake. */
 	for (c = 0; c < k->ncpus; c++)
-		if (sp->want[c] != 1)
+		if (sp->want[c] != WANT_READY)
 			kicker_skip(k, c, n);
-	/* Threads whose CPU is not known: nothing to hold. */
-	for (i = 0; i < sp->npicks; i++)
-		if (sp->picks[i].cpu < 0 || sp->picks[i].cpu >= k->ncpus)
-			interrupt_one(sp, sp->picks[i].t, 0, false);
-	if (here >= 0 && here < k->ncpus)
-		interrupt_cpu(sp, here, woke_ns, true);
 	for (c = 0; c < k->ncpus; c++) {
-		uint64_t since = 0, stopped;
-		bool held;
+		sp->since[c] = 0;
+		if (sp->want[c] == WANT_READY &&
+		    kicker_wait_hold(k, c, n, t_ns + k->hold_max_ns / 2, &sp->since[c]))
+			sp->want[c] = WANT_HELD;
+	}
+	late_picks(sp, here);
+	for (i = 0; i < sp->npicks; i++) {
+		struct pick *pk = &sp->picks[i];
 
-		if (!sp->want[c] || c == here)
+		if (pk->cpu == here)
+			interrupt_one(sp, pk->t, woke_ns, true);
+		else if (pk->cpu >= 0 && pk->cpu < k->ncpus && sp->want[pk->cpu] == WANT_HELD)
+			interrupt_one(sp, pk->t, sp->since[pk->cpu], true);
+		else
+			interrupt_one(sp, pk->t, 0, false);
+	}
+	for (c = 0; c < k->ncpus; c++) {
+		if (sp->want[c] != WANT_HELD || kicker_let_go(k, c, n))
 			continue;
-		held = sp->want[c] == 1 && kicker_wait_hold(k, c, n, t_ns + k->hold_max_ns / 2, &since);
-		stopped = interrupt_cpu(sp, c, since, held);
-		if (sp->want[c] == 1 && !kicker_let_go(k, c, n) && held) {
-			/* It left before the stops were asked for. */
-			sp->stats.preempted -= stopped;
-			sp->stats.unheld += stopped;
-		}
+		/* It left before the stops were asked for. */
+		for (i = 0; i < sp->npicks; i++)
+			if (sp->picks[i].cpu == c && sp->picks[i].t->sample_wanted) {
+				sp->stats.preempted--;
+				sp->stats.unheld++;
+			}
 	}
 	/* Helpers cannot run here (no real-time priority for them after
 	 * all): no lead, no holds from now on. */
@@ -582,7 +690,8 @@ static void tick(struct sampler *sp, uint64_t n, uint64_t t_ns, uint64_t woke_ns
 	}
 	/* The watchdog: a thread that never stops is given up. */
 	session_drop_stale(s, STOP_TIMEOUT_NS);
-	spin = choose(sp, here);
+	sp->tick_n = n;
+	spin = choose(sp);
 	if (sp->kicking) {
 		/* What the lead must cover: ctprof's lateness in waking up,
 		 * and the reads above.  The lead follows its 75th
@@ -596,6 +705,9 @@ static void tick(struct sampler *sp, uint64_t n, uint64_t t_ns, uint64_t woke_ns
 			sp->need_ns -= LEAD_STEP_NS / 4;
 	}
 	interrupt_picks(sp, n, t_ns, here, woke_ns);
+	for (i = 0; i < sp->npicks; i++)
+		if (sp->picks[i].cpu < 0 || sp->picks[i].cpu == here)
+			spin = false;
 	/* Spin for the stops only if no thread to stop shares our CPU: it
 	 * could not run to its stop while ctprof (SCHED_FIFO) spins.  A
 	 * thread that is runnable but waiting for a CPU stops only when it
@@ -661,6 +773,7 @@ static void start_kicking(struct sampler *sp, uint64_t t0)
 	if (!sp->stats.realtime || kicker_init(&sp->kick, t0, sp->period_ns, HELPER_PRIO) < 0)
 		return;
 	sp->want = xcalloc((size_t)sp->kick.ncpus, 1);
+	sp->since = xcalloc((size_t)sp->kick.ncpus, sizeof(*sp->since));
 	sp->kicking = true;
 	sp->need_ns = LEAD_FIRST_NS;
 }
@@ -838,6 +951,8 @@ void sampler_release(struct sampler *sp)
 	free(sp->caps);
 	free(sp->picks);
 	free(sp->want);
+	free(sp->since);
+	free(sp->late);
 	free(sp->pcs);
 	free(sp->names);
 	for (i = 0; i < sp->ntargets; i++) {

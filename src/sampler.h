@@ -27,6 +27,10 @@ struct sampler_stats {
 	uint64_t unheld;                /* ... asked to stop while running */
 	uint64_t not_run;               /* runnable threads not stopped: they
 	                                 * had not run since their last sample */
+	uint64_t late;                  /* samples of threads seen blocked
+	                                 * before the tick, running at it */
+	uint64_t blocked_at_tick;       /* stops that found the thread blocked
+	                                 * in a system call: not samples */
 	uint64_t lead_ns;               /* sum over ticks of the sampler's lead */
 	unsigned helpers;               /* preempting helpers started */
 	uint64_t blocked_stops;         /* --wall: captures of blocked threads */
@@ -94,10 +98,15 @@ struct sampler {
 	struct pick {
 		struct thread *t;
 		int cpu;
+		bool was_running;       /* runnable when first read */
 	} *picks;                       /* this tick's threads to stop */
 	size_t npicks, pickcap;
 	unsigned char *want;            /* [cpu]: picks there, and its helper
-	                                 * is ready to hold it */
+	                                 * is ready to hold it, or holds it */
+	uint64_t *since;                /* [cpu]: when its helper took it */
+	uint64_t tick_n;                /* the tick being served */
+	struct pick *late;              /* threads read again at the tick */
+	size_t nlate;
 
 	struct capture *caps;           /* this tick's captures */
 	size_t ncaps, capcap;

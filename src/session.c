@@ -95,6 +95,7 @@ static struct thread *thread_add(struct session *s, struct process *p, pid_t tid
 	t->proc = p;
 	t->stat_fd = proc_open_task_stat(p->pid, tid);
 	t->schedstat_fd = -1;
+	t->last_cpu = -1;
 	p->nthreads++;
 	s->threads_seen++;
 	return t;
