@@ -447,6 +447,7 @@ flat() {
 		{ cat "$tmp/flat.err" >&2; die "scripts/flatcmp.py failed on $name"; }
 	if [ -s "$tmp/flat.err" ]; then say "$name: $(cat "$tmp/flat.err")"; fi
 	put "$name.tvd" "$(awk -F'\t' '$1 == "#distance" { print $2 }' "$f")"
+	put "$name.noise" "$(awk -F'\t' '$1 == "#noise" { print $2 }' "$f")"
 	read -r c p < <(awk -F'\t' '$1 == "#samples" { print $2, $3 }' "$f")
 	put "$name.ct_n" "$c"
 	put "$name.perf_n" "$p"
@@ -632,17 +633,20 @@ are one, code of a stripped binary outside every symbol is keyed by its
 unwind entry, shown as module+0xADDR, and perf's samples in the kernel
 count at the user instruction that entered it, as ctprof counts them).
 Distance: total variation distance between the two flat profiles (0 the
-same, 1 nothing in common).
+same, 1 nothing in common).  From sampling alone: the distance two
+profilers that both sample without bias would still have, with these
+sample counts and perf's shares (each share's difference taken as normal
+with variance p(1-p)(1/N1 + 1/N2)).
 
 EOF
 	if [ -n "${real_skip[all]:-}" ]; then
 		printf 'Skipped: %s.\n\n' "${real_skip[all]}"
 		return
 	fi
-	printf '| workload | distance | ctprof samples | perf samples |\n| --- | --- | --- | --- |\n'
+	printf '| workload | distance | from sampling alone | ctprof samples | perf samples |\n| --- | --- | --- | --- | --- |\n'
 	for name in "${real_names[@]}"; do
-		printf '| %s | %s | %s | %s |\n' "${real_title[$name]}" "$(med "$name.tvd" %.3f)" \
-			"$(med "$name.ct_n" %.0f)" "$(med "$name.perf_n" %.0f)"
+		printf '| %s | %s | %s | %s | %s |\n' "${real_title[$name]}" "$(med "$name.tvd" %.3f)" \
+			"$(med "$name.noise" %.3f)" "$(med "$name.ct_n" %.0f)" "$(med "$name.perf_n" %.0f)"
 	done
 	echo
 	for name in "${real_names[@]}"; do

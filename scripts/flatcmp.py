@@ -58,6 +58,7 @@ Only Python's standard library is used; perf must be on PATH for PERF.DATA
 import argparse
 import bisect
 import gzip
+import math
 import os
 import re
 import struct
@@ -510,6 +511,17 @@ def read_pprof(path, value_type):
     return out
 
 
+def sampling_noise(shares, n1, n2):
+    """The distance two profiles of the same program would have from
+    sampling alone, with N1 and N2 samples and true shares SHARES: each
+    share's difference is about normal with variance p(1-p)(1/N1 + 1/N2),
+    whose mean absolute value is sqrt(2/pi) times its deviation."""
+    if not n1 or not n2:
+        return 0.0
+    k = math.sqrt(2.0 / math.pi) * math.sqrt(1.0 / n1 + 1.0 / n2)
+    return 0.5 * sum(k * math.sqrt(p * (1.0 - p)) for p in shares)
+
+
 def ctprof_profile(path, value_type, res, cums):
     """Self values by key, their total, the values of samples with each
     name of CUMS on their stack, and the number of samples."""
@@ -676,6 +688,7 @@ def main():
         rows.append((c, p, k))
     rows.sort(key=lambda r: (-max(r[0], r[1]), -r[0], str(r[2])))
     dist = tv / 200.0
+    noise = sampling_noise([p / 100.0 for _, p, _ in rows], c_n, p_n)
     seen = res.seen
 
     def label(k):
@@ -699,6 +712,7 @@ def main():
             out.write('%.3f\t%.3f\t%s\t%s%s\n' % (c, p, k[0] or '-', label(k),
                                                    '\t' + explain(k) if a.explain else ''))
         out.write('#distance\t%.6f\n' % dist)
+        out.write('#noise\t%.6f\n' % noise)
         out.write('#samples\t%d\t%d\n' % (c_n, p_n))
         for n in a.cum:
             out.write('#cum\t%s\t%.3f\t%.3f\n' % (n, 100.0 * c_cum[n] / c_total, 100.0 * p_cum[n] / p_total))
@@ -715,6 +729,7 @@ def main():
         out.write('cumulative %s: ctprof %.1f%%, perf %.1f%%\n' % (n, 100.0 * c_cum[n] / c_total,
                                                                     100.0 * p_cum[n] / p_total))
     out.write('total variation distance: %.3f\n' % dist)
+    out.write('expected from sampling alone (%d and %d samples): %.3f\n' % (c_n, p_n, noise))
 
 
 if __name__ == '__main__':

@@ -425,12 +425,13 @@ static void add_pick(struct sampler *sp, struct thread *t, int cpu)
  * asked to stop at once (no CPU to take from them).  Returns false if
  * one of those was, so that waiting for the stops must not spin: it may
  * wake up on ctprof's CPU. */
-/* Has thread T been seen blocked within the last RECENT_TICKS ticks?
- * Such a thread runs in bursts: its state before the tick says little of
- * its state at the tick. */
+/* Has thread T been seen both blocked and running within the last
+ * RECENT_TICKS ticks?  Such a thread runs in bursts: its state before the
+ * tick says little of its state at the tick. */
 static bool bursty(const struct sampler *sp, const struct thread *t)
 {
-	return t->blocked_n && sp->tick_n + 1 - t->blocked_n <= RECENT_TICKS;
+	return t->blocked_n && sp->tick_n + 1 - t->blocked_n <= RECENT_TICKS &&
+	       t->ran_n && sp->tick_n + 1 - t->ran_n <= RECENT_TICKS;
 }
 
 /* Read T again at the tick (late_picks), if there is room. */
@@ -484,6 +485,7 @@ static bool choose(struct sampler *sp)
 				continue;
 			}
 			t->idle_known = false;
+			t->ran_n = sp->tick_n + 1;
 		}
 		state = proc_state(t->stat_fd, &cpu);
 		if (!state)
@@ -509,6 +511,7 @@ static bool choose(struct sampler *sp)
 			continue;
 		t->blocked_sample = false;
 		if (state == 'R') {
+			t->ran_n = sp->tick_n + 1;
 			/* Runnable is not running: a thread that has not run
 			 * since its last sample (it waits for a CPU) has no
 			 * CPU time to account for, and its stack is the one

@@ -54,6 +54,7 @@ struct thread {
 	uint64_t idle_slices;   /* ... it has not run while these stay */
 	uint64_t blocked_n;     /* on-CPU: 1 + the last tick it was seen
 	                         * blocked at, 0 if never */
+	uint64_t ran_n;         /* ... seen running, or to have run */
 	int last_cpu;           /* the CPU it was last seen on */
 	long wait_nr;           /* ... the system call (-1: none) */
 	uint64_t wait_sp, wait_pc; /* ... and where it was made */
