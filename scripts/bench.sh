@@ -283,7 +283,7 @@ wallclock() {
 	run 60 "$ctprof" --weight=cputime -F 99 -o "$tmp/burst.txt" -- "$cpuburst" 200
 	kernel=$(awk '$1 == "cpuburst:" { print $3 / 1e9 }' "$tmp/out")
 	put burst.weighted "$(div "$(awk '/samples weighted by CPU time/ { for (i = 1; i < NF; i++) if ($(i + 1) == "s" && $(i + 2) == "in") { print $i; exit } }' "$tmp/burst.txt")" "$kernel")"
-	run 60 "$ctprof" -F 99 -o "$tmp/burst.txt" -- "$cpuburst" 200
+	run 60 "$ctprof" --weight=samples -F 99 -o "$tmp/burst.txt" -- "$cpuburst" 200
 	kernel=$(awk '$1 == "cpuburst:" { print $3 / 1e9 }' "$tmp/out")
 	put burst.plain "$(div "$(awk '$1 == "total:" { print $2 / 99; exit }' "$tmp/burst.txt")" "$kernel")"
 	run 60 perf record -q -c 10101010 -e cpu-clock -o "$tmp/burst.data" -- "$cpuburst" 200
