@@ -244,7 +244,8 @@ class Elf:
         return out
 
 
-def _uleb(d, p):
+def _leb(d, p, signed=False):
+    """A LEB128 number at P, and the offset after it."""
     v = s = 0
     while True:
         b = d[p]
@@ -252,43 +253,24 @@ def _uleb(d, p):
         v |= (b & 0x7f) << s
         s += 7
         if b < 0x80:
-            return v, p
-
-
-def _sleb(d, p):
-    v = s = 0
-    while True:
-        b = d[p]
-        p += 1
-        v |= (b & 0x7f) << s
-        s += 7
-        if b < 0x80:
-            if b & 0x40:
+            if signed and b & 0x40:
                 v -= 1 << s
             return v, p
+
+
+# The fixed-size DW_EH_PE value formats, as struct formats.
+_EH_FIXED = {0x00: '<Q', 0x02: '<H', 0x03: '<I', 0x04: '<Q', 0x0a: '<h', 0x0b: '<i', 0x0c: '<q'}
 
 
 def _read_enc(d, p, enc, pc):
     """A DW_EH_PE-encoded pointer at P; PC is its own address (pcrel)."""
     fmt = enc & 0x0f
-    if fmt == 0x00:
-        v, p = struct.unpack_from('<Q', d, p)[0], p + 8
+    if fmt in _EH_FIXED:
+        v, p = struct.unpack_from(_EH_FIXED[fmt], d, p)[0], p + struct.calcsize(_EH_FIXED[fmt])
     elif fmt == 0x01:
-        v, p = _uleb(d, p)
-    elif fmt == 0x02:
-        v, p = struct.unpack_from('<H', d, p)[0], p + 2
-    elif fmt == 0x03:
-        v, p = struct.unpack_from('<I', d, p)[0], p + 4
-    elif fmt == 0x04:
-        v, p = struct.unpack_from('<Q', d, p)[0], p + 8
+        v, p = _leb(d, p)
     elif fmt == 0x09:
-        v, p = _sleb(d, p)
-    elif fmt == 0x0a:
-        v, p = struct.unpack_from('<h', d, p)[0], p + 2
-    elif fmt == 0x0b:
-        v, p = struct.unpack_from('<i', d, p)[0], p + 4
-    elif fmt == 0x0c:
-        v, p = struct.unpack_from('<q', d, p)[0], p + 8
+        v, p = _leb(d, p, True)
     else:
         raise ValueError('pointer encoding %#x' % enc)
     if enc & 0x70 == 0x10:
@@ -307,15 +289,15 @@ def _cie_encoding(d, p, end):
     p = z + 1
     if 'eh' in aug:
         p += 8
-    _, p = _uleb(d, p)                      # code alignment
-    _, p = _sleb(d, p)                      # data alignment
+    _, p = _leb(d, p)                      # code alignment
+    _, p = _leb(d, p, True)                # data alignment
     if version == 1:
         p += 1
     else:
-        _, p = _uleb(d, p)                  # return address register
+        _, p = _leb(d, p)                  # return address register
     enc = 0x00
     if aug.startswith('z'):
-        _, p = _uleb(d, p)
+        _, p = _leb(d, p)
         for c in aug[1:]:
             if c == 'R':
                 enc = d[p]
@@ -423,12 +405,12 @@ def _fields(buf):
     """(field number, wire type, value) of a protobuf message."""
     p, n = 0, len(buf)
     while p < n:
-        tag, p = _uleb(buf, p)
+        tag, p = _leb(buf, p)
         fn, wt = tag >> 3, tag & 7
         if wt == 0:
-            v, p = _uleb(buf, p)
+            v, p = _leb(buf, p)
         elif wt == 2:
-            ln, p = _uleb(buf, p)
+            ln, p = _leb(buf, p)
             v, p = buf[p:p + ln], p + ln
         elif wt == 1:
             v, p = struct.unpack_from('<Q', buf, p)[0], p + 8
@@ -445,7 +427,7 @@ def _ints(wt, v):
         return [v]
     out, p = [], 0
     while p < len(v):
-        x, p = _uleb(v, p)
+        x, p = _leb(v, p)
         out.append(x)
     return out
 
