@@ -39,6 +39,7 @@
 /* The lead follows what ctprof's lateness and its reads before a tick
  * took lately, in steps of this. */
 #define LEAD_STEP_NS 2000ULL
+#define LEAD_FIRST_NS 50000ULL
 /* The thread id under which the CPU time of exited threads after their
  * last sample is counted (thread_exits). */
 #define EXITED_TID 0
@@ -52,7 +53,6 @@
 #define RECENT_TICKS 16
 /* sp->want[cpu]: its helper was asked to hold it, is holding it. */
 enum { WANT_NONE, WANT_READY, WANT_UNREADY, WANT_HELD };
-#define LEAD_FIRST_NS 50000ULL
 
 /* The thread's CPU time and CPU arrivals now, into run_mark and
  * slices_mark; its schedstat file is opened on first use.  0 or -1. */
@@ -223,9 +223,12 @@ static void thread_exits(void *arg, struct thread *t)
 		return;
 	sp->stats.kernel_cpu_ns += t->run_mark - (t->run_known ? t->run_first : 0);
 	w = cpu_weight(t);
-	if (w) {
-		stacks_add(&sp->stacks, t->proc->pid, EXITED_TID, &key, 1, 0, w);
+	if (!w)
+		return;
+	stacks_add(&sp->stacks, t->proc->pid, EXITED_TID, &key, 1, 0, w);
+	if (!sp->exited_named) {
 		note_thread(sp, t->proc->pid, EXITED_TID);
+		sp->exited_named = true;
 	}
 }
 

@@ -116,6 +116,7 @@ struct sampler {
 		char name[16];
 	} *names;                       /* each sampled thread's name */
 	size_t nnames, namecap;
+	bool exited_named;              /* names has EXITED_TID's */
 };
 
 /* Set up for the session's process, which must be attached; the processes
