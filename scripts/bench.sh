@@ -66,8 +66,8 @@
 #     redis-server on a loopback port (no persistence, in the temporary
 #     directory) driven by redis-benchmark, ctprof and perf attached with
 #     -p for the benchmark's duration; Debian's /usr/bin/python3 on
-#     bench/pywork.py (dicts, strings, sorting, ~3 s); sqlite3 on
-#     bench/sqlwork.sql (in memory: inserts, indexes, joins, GROUP BY,
+#     bench/pywork.py (dicts, strings, sorting, 30 rounds, ~9 s); sqlite3 on
+#     bench/sqlwork.sql three times (in memory: inserts, indexes, joins, GROUP BY,
 #     ~2.5 s).  With build/tests/selftime (`selftime syscall|fault S`,
 #     which times its own enter_kernel) the share of enter_kernel on the
 #     stack, ctprof's and perf's (--call-graph dwarf), beside the target's
@@ -386,6 +386,11 @@ accuracy() {
 real_hz=999
 redis_args=(-q -n 40000 -c 10 -t set,get,incr,lpush,lpop)
 selftime_s=3
+# CPython's rounds: 30 (~9 s) give ~9000 samples a run, so that pooled
+# runs can show a distance of a few hundredths above sampling's own.
+py_rounds=30
+# sqlite3's workload three times over, each in a new database (~7 s).
+sql_reads=(".read $tmp/sqlwork.sql" ".open :memory:" ".read $tmp/sqlwork.sql" ".open :memory:" ".read $tmp/sqlwork.sql")
 ratio3_args=()          # ratio3's own defaults
 real_names=()           # the workloads that ran, in report order
 declare -A real_title=() real_skip=()
@@ -451,6 +456,25 @@ flat() {
 	read -r c p < <(awk -F'\t' '$1 == "#samples" { print $2, $3 }' "$f")
 	put "$name.ct_n" "$c"
 	put "$name.perf_n" "$p"
+	# Kept for the comparison of all repetitions pooled (pooled_flat).
+	cp "$tmp/$name.pb.gz" "$tmp/$name.$r.pb.gz"
+	cp "$tmp/$name.data" "$tmp/$name.$r.data"
+}
+
+# pooled_flat NAME: compare the profiles of every repetition added up,
+# ctprof's against perf's: with N times the samples, the distance that
+# sampling alone gives is sqrt(N) times smaller, and what remains shows.
+pooled_flat() {
+	local name=$1 ct="" pf="" i f=$res/$1.tsv.pooled
+	for ((i = 0; i < reps; i++)); do
+		[ -f "$tmp/$name.$i.pb.gz" ] || continue
+		ct=$ct${ct:+,}$tmp/$name.$i.pb.gz
+		pf=$pf${pf:+,}$tmp/$name.$i.data
+	done
+	[ -n "$ct" ] || return 0
+	"${flatcmp[@]}" --tsv "$ct" "$pf" >"$f" 2>/dev/null || return 0
+	put "$name.ptvd" "$(awk -F'\t' '$1 == "#distance" { print $2 }' "$f")"
+	put "$name.pnoise" "$(awk -F'\t' '$1 == "#noise" { print $2 }' "$f")"
 }
 
 # profiled NAME TOOL PERF_CALLGRAPH CMD...: CMD run by ctprof (TOOL ct) or
@@ -544,10 +568,10 @@ real_programs() {
 			for t in $(tools); do redis_profiled "$t"; done
 			flat redis ;;
 		python)
-			for t in $(tools); do profiled python "$t" -g /usr/bin/python3 "$tmp/pywork.py"; done
+			for t in $(tools); do profiled python "$t" -g /usr/bin/python3 "$tmp/pywork.py" "$py_rounds"; done
 			flat python ;;
 		sqlite)
-			for t in $(tools); do profiled sqlite "$t" -g sqlite3 :memory: ".read $tmp/sqlwork.sql"; done
+			for t in $(tools); do profiled sqlite "$t" -g sqlite3 :memory: "${sql_reads[@]}"; done
 			flat sqlite ;;
 		selftime-*)
 			# The callers of the leaf count: perf must unwind the whole
@@ -636,17 +660,20 @@ Distance: total variation distance between the two flat profiles (0 the
 same, 1 nothing in common).  From sampling alone: the distance two
 profilers that both sample without bias would still have, with these
 sample counts and perf's shares (each share's difference taken as normal
-with variance p(1-p)(1/N1 + 1/N2)).
+with variance p(1-p)(1/N1 + 1/N2)).  All runs pooled: the same over the
+profiles of every repetition added up, each tool's.
 
 EOF
 	if [ -n "${real_skip[all]:-}" ]; then
 		printf 'Skipped: %s.\n\n' "${real_skip[all]}"
 		return
 	fi
-	printf '| workload | distance | from sampling alone | ctprof samples | perf samples |\n| --- | --- | --- | --- | --- |\n'
+	printf '| workload | distance | from sampling alone | all runs pooled | pooled, from sampling alone | ctprof samples | perf samples |\n| --- | --- | --- | --- | --- | --- | --- |\n'
 	for name in "${real_names[@]}"; do
-		printf '| %s | %s | %s | %s | %s |\n' "${real_title[$name]}" "$(med "$name.tvd" %.3f)" \
-			"$(med "$name.noise" %.3f)" "$(med "$name.ct_n" %.0f)" "$(med "$name.perf_n" %.0f)"
+		pooled_flat "$name"
+		printf '| %s | %s | %s | %s | %s | %s | %s |\n' "${real_title[$name]}" "$(med "$name.tvd" %.3f)" \
+			"$(med "$name.noise" %.3f)" "$(med "$name.ptvd" %.3f)" "$(med "$name.pnoise" %.3f)" \
+			"$(med "$name.ct_n" %.0f)" "$(med "$name.perf_n" %.0f)"
 	done
 	echo
 	for name in "${real_names[@]}"; do

@@ -622,11 +622,39 @@ def perf_profile(lines, res, cums):
 
 # -------------------------------------------------------------- main --
 
+def perf_data_profile(path, res, cums):
+    """perf_profile() of a perf.data file, through perf script."""
+    cmd = ['perf', 'script', '-i', path, '-F', 'tid,period,ip,sym,symoff,dso',
+           '--no-inline', '--no-demangle']
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            text=True, errors='replace')
+    out = perf_profile(proc.stdout, res, cums)
+    if proc.wait() != 0:
+        raise SystemExit('flatcmp: %s failed (status %d)' % (' '.join(cmd), proc.returncode))
+    return out
+
+
+def pooled(profiles):
+    """The (self values, total, cum values, samples) of several runs'
+    profiles, added up: one profile of all their samples."""
+    self_c, total, cum_c, n = {}, 0, {}, 0
+    for s, t, c, k in profiles:
+        for key, v in s.items():
+            self_c[key] = self_c.get(key, 0) + v
+        for key, v in c.items():
+            cum_c[key] = cum_c.get(key, 0) + v
+        total += t
+        n += k
+    return self_c, total, cum_c, n
+
+
 def main():
     ap = argparse.ArgumentParser(
         description='Flat self profiles of ctprof and perf by ELF symbol, and their total variation distance.')
-    ap.add_argument('ctprof', help="ctprof's pprof output (-o x.pb.gz)")
-    ap.add_argument('perf', nargs='?', help='perf.data from perf record -g')
+    ap.add_argument('ctprof', help="ctprof's pprof output (-o x.pb.gz); several, comma-separated, "
+                                   "are added up")
+    ap.add_argument('perf', nargs='?', help='perf.data from perf record -g; several, comma-separated, '
+                                            'are added up')
     ap.add_argument('--perf-script', metavar='FILE',
                     help='perf script output (-F tid,period,ip,sym,symoff,dso --no-inline) instead of PERF')
     ap.add_argument('--value', default='cpu',
@@ -643,18 +671,14 @@ def main():
         ap.error('give PERF (a perf.data file) or --perf-script FILE')
 
     res = Resolver()
-    c_self, c_total, c_cum, c_n = ctprof_profile(a.ctprof, a.value, res, a.cum)
+    c_self, c_total, c_cum, c_n = pooled(ctprof_profile(f, a.value, res, a.cum)
+                                         for f in a.ctprof.split(','))
     if a.perf_script:
         with open(a.perf_script, errors='replace') as f:
             p_self, p_total, p_cum, p_n = perf_profile(f, res, a.cum)
     else:
-        cmd = ['perf', 'script', '-i', a.perf, '-F', 'tid,period,ip,sym,symoff,dso',
-               '--no-inline', '--no-demangle']
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                text=True, errors='replace')
-        p_self, p_total, p_cum, p_n = perf_profile(proc.stdout, res, a.cum)
-        if proc.wait() != 0:
-            raise SystemExit('flatcmp: %s failed (status %d)' % (' '.join(cmd), proc.returncode))
+        p_self, p_total, p_cum, p_n = pooled(perf_data_profile(f, res, a.cum)
+                                             for f in a.perf.split(','))
     if not c_total:
         raise SystemExit('flatcmp: no samples in %s' % a.ctprof)
     if not p_total:
