@@ -30,17 +30,24 @@ static const char *plural(uint64_t n, const char *one, const char *many)
 void report_lost_line(const struct run_info *ri, char *buf, size_t size)
 {
 	const struct sampler_stats *st = ri->stats;
+	size_t n;
 
-	if (!st->missed && !ri->lost && !st->unwind_failed && !st->unwind_truncated) {
+	if (!st->missed && !ri->lost && !st->unwind_failed && !st->unwind_truncated)
 		snprintf(buf, size, "no ticks missed, no samples lost, no unwind failed or truncated");
-		return;
-	}
-	snprintf(buf, size, "lost: %" PRIu64 " %s missed, %lu %s lost, %" PRIu64 " %s failed, %" PRIu64 " truncated%s",
-		 st->missed, plural(st->missed, "tick", "ticks"),
-		 ri->lost, plural(ri->lost, "sample", "samples"),
-		 st->unwind_failed, plural(st->unwind_failed, "unwind", "unwinds"),
-		 st->unwind_truncated,
-		 st->unwind_truncated ? " (see --stack-size and --max-frames)" : "");
+	else
+		snprintf(buf, size, "lost: %" PRIu64 " %s missed, %lu %s lost, %" PRIu64 " %s failed, %" PRIu64 " truncated%s",
+			 st->missed, plural(st->missed, "tick", "ticks"),
+			 ri->lost, plural(ri->lost, "sample", "samples"),
+			 st->unwind_failed, plural(st->unwind_failed, "unwind", "unwinds"),
+			 st->unwind_truncated,
+			 st->unwind_truncated ? " (see --stack-size and --max-frames)" : "");
+	/* Samples asked for while their thread ran land where it next left
+	 * the kernel: say so when they are not the exception. */
+	n = strlen(buf);
+	if (st->unheld * 10 > st->preempted + st->unheld && n < size)
+		snprintf(buf + n, size - n, "; %" PRIu64 " of %" PRIu64 " stops asked for while the thread ran%s: they land where it next left the kernel",
+			 st->unheld, st->preempted + st->unheld,
+			 st->realtime ? "" : " (no real-time priority)");
 }
 
 static void verbose_lines(FILE *f, const struct run_info *ri)

@@ -4,7 +4,8 @@
 # a busy target, it has helper threads at SCHED_FIFO 1, each pinned to one
 # CPU, below its own sampler at SCHED_FIFO 2; killed with SIGKILL, ctprof
 # leaves no thread behind and the target running, untraced and correct;
-# attached to an idle target, its helpers park and ctprof costs little.
+# attached to an idle target, its helpers park and ctprof costs little;
+# without a real-time priority it says that its samples are not held.
 . "$(dirname "$0")/lib.sh"
 skip_unless_ptrace attach
 
@@ -19,7 +20,7 @@ cpus_of() {
 	awk '$1 == "Cpus_allowed_list:" { print $2 }' "/proc/$1/task/$2/status" 2>/dev/null
 }
 
-plan 9
+plan 11
 "$TARGETS/crunch" 30 >"$TMP/crunch.out" &
 pid=$!
 bg_started "$pid"
@@ -68,4 +69,20 @@ check "idle target: ctprof used under 10% of a CPU" \
 	eval '[ -n "$cpu" ] && lt "$cpu" 200'
 check "idle target: still running, not stopped, not traced" \
 	eval 'alive_not_stopped "$idle" && untraced "$idle"'
+
+# Without a real-time priority (CAP_SYS_NICE dropped) there are no
+# helpers: the report says its stops were asked for while threads ran, and
+# where such stops land, so that nobody takes the getppid share for real.
+if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
+	run_cmd nort setpriv --bounding-set -sys_nice --inh-caps -sys_nice \
+		"$CTPROF" ${CTPROF_ARGS:-} -F 999 -v -- "$TARGETS/crunch" 1
+	diag "without CAP_SYS_NICE: $(grep -E '^(no ticks|lost)' "$OUT")"
+	check "no real-time priority: the report says where its stops land" \
+		eval 'is_status 0 && grep -q "stops asked for while the thread ran (no real-time priority): they land where it next left the kernel" "$OUT"'
+	check "... and -v that it ran without a helper" \
+		grep -q '^profiler: 0 samples asked for with the thread off its CPU (0 helpers)' "$OUT"
+else
+	skip "no real-time priority: the report says where its stops land" "needs root and setpriv to drop CAP_SYS_NICE"
+	skip "... and -v that it ran without a helper" "needs root and setpriv to drop CAP_SYS_NICE"
+fi
 finish
