@@ -46,9 +46,6 @@
 /* At most this many threads seen blocked before a tick are read again
  * at the tick (late_picks). */
 #define LATE_MAX 16
-/* With threads to read again at the tick, machines with this many CPUs
- * or fewer have every CPU held. */
-#define LATE_ALL_CPUS 8
 /* A thread seen blocked within this many ticks runs in bursts. */
 #define RECENT_TICKS 16
 /* sp->want[cpu]: its helper was asked to hold it, is holding it. */
@@ -623,13 +620,19 @@ static void interrupt_picks(struct sampler *sp, uint64_t n, uint64_t t_ns, int h
 		if (c >= 0 && c < k->ncpus && c != here && !sp->want[c])
 			sp->want[c] = kicker_want(k, c) ? WANT_READY : WANT_UNREADY;
 	}
-	/* A thread read again at the tick may have woken up on any CPU, and
-	 * one that then runs unheld has no up-to-date run time to tell:
-	 * on a small machine, hold them all. */
-	if (sp->nlate && k->ncpus <= LATE_ALL_CPUS)
-		for (c = 0; c < k->ncpus; c++)
-			if (c != here && !sp->want[c])
+	/* A thread read again at the tick may have woken up on another CPU
+	 * than it was last seen on, and one that then runs unheld has no
+	 * up-to-date run time to tell: hold every CPU that a thread of the
+	 * target ran on lately, and no other. */
+	if (sp->nlate)
+		for (i = 0; i < sp->session->nthreads; i++) {
+			const struct thread *t = &sp->session->threads[i];
+
+			c = t->last_cpu;
+			if (c >= 0 && c < k->ncpus && c != here && !sp->want[c] && t->ran_n &&
+			    sp->tick_n + 1 - t->ran_n <= RECENT_TICKS)
 				sp->want[c] = kicker_want(k, c) ? WANT_READY : WANT_UNREADY;
+		}
 	/* Helpers with nothing to hold go back to sleep as they wake. */
 	for (c = 0; c < k->ncpus; c++)
 		if (sp->want[c] != WANT_READY)
