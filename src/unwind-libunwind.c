@@ -35,9 +35,11 @@ extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip
  * unw_step, measured as 55.6 -> 7.5 us per 23-frame unwind.  libunwind
  * imports sigprocmask from the C library, so the definition below, in the
  * executable, is the one it calls.  While ctprof unwinds, it does nothing:
- * ctprof is single-threaded, has no signal handlers (signals are read from
- * a signalfd) and never unwinds from one, so there is nothing to mask
- * against.  Outside an unwind it is the real thing. */
+ * only the sampling thread unwinds (its other threads, the helpers of
+ * kick.c and the live view's, never call sigprocmask), ctprof has no
+ * signal handlers (signals are read from a signalfd) and never unwinds
+ * from one, so there is nothing to mask against.  Outside an unwind it is
+ * the real thing. */
 static bool in_unwind;
 
 int sigprocmask(int how, const sigset_t *set, sigset_t *old)
