@@ -776,10 +776,16 @@ static int arm(int tfd, uint64_t when)
 
 /* Start the helpers that take CPUs from the target at each tick, on
  * the grid that starts at T0; only with a real-time priority, which
- * they need as much as the sampler does. */
+ * they need as much as the sampler does.  Not with --wall: it reads
+ * every thread at every tick, so its lead would grow with the threads
+ * (300 idle ones: ~0.7 ms), and threads read running that long before
+ * the tick and blocked by their stop were stopped again at the next
+ * tick: 445-745 stops of 300 idle threads where 385-625 were before.
+ * A wall-clock profile is about where threads wait. */
 static void start_kicking(struct sampler *sp, uint64_t t0)
 {
-	if (!sp->stats.realtime || kicker_init(&sp->kick, t0, sp->period_ns, HELPER_PRIO) < 0)
+	if (sp->wall || !sp->stats.realtime ||
+	    kicker_init(&sp->kick, t0, sp->period_ns, HELPER_PRIO) < 0)
 		return;
 	sp->want = xcalloc((size_t)sp->kick.ncpus, 1);
 	sp->since = xcalloc((size_t)sp->kick.ncpus, sizeof(*sp->since));
