@@ -23,6 +23,11 @@ own_share() {
 	awk '$1 == "selftime:" && $2 == "enter_kernel" { sub(/%$/, "", $3); print $3; exit }' "${1:-$OUT}"
 }
 
+# left_out FILE: the share of its loop that selftime left out (detail line).
+left_out() {
+	sed -n 's/.* left out (\([0-9.]*\)% of the loop).*/\1/p' "$1" | head -1
+}
+
 # near PCT OWN POINTS: the report's PCT is within POINTS of OWN (both given).
 near() {
 	[ -n "$1" ] && [ -n "$2" ] &&
@@ -52,8 +57,19 @@ plan 11
 # 0.6 points on a 20% share) leaves room in the band for what is not
 # noise: in fault mode the report leans 1-2 points towards the fault
 # (perf: 0 to 0.7), a residue whose cause is not known yet.
+#
+# The target's own clock also says when something outside the profile
+# disturbed the run: it leaves out its iterations more than twice as long
+# as usual (ctprof's stops make about 9% of the loop; a busy host
+# machine, 19% in one CI run, where both figures were off).  Such a run is
+# no measure of the profile: it is made again, twice at most.
 for mode in syscall fault; do
-	run_ctprof "selftime-$mode" -F 999 -- "$TARGETS/selftime" "$mode" 5
+	for try in 1 2 3; do
+		run_ctprof "selftime-$mode" -F 999 -- "$TARGETS/selftime" "$mode" 5
+		left=$(left_out "$ERR")
+		[ -n "$left" ] && lt "$left" 15 && break
+		diag "selftime $mode, run $try: ${left:-?}% of its loop left out, disturbed: run again"
+	done
 	own=$(own_share)
 	check "selftime $mode: exit 0, a report, the target's own share" \
 		eval 'is_status 0 && has_report && [ -n "$own" ]'
@@ -65,15 +81,20 @@ done
 # its share over the whole run and the report's over those 2 s are both of
 # the same steady loop.
 if ptrace_works attach; then
-	"$TARGETS/selftime" syscall 4 >"$TMP/attached.target" 2>"$TMP/attached.detail" &
-	pid=$!
-	bg_started "$pid"
-	sleep 0.5
-	run_ctprof selftime-attached -F 999 -d 2 -p "$pid"
+	for try in 1 2 3; do
+		"$TARGETS/selftime" syscall 4 >"$TMP/attached.target" 2>"$TMP/attached.detail" &
+		pid=$!
+		bg_started "$pid"
+		sleep 0.5
+		run_ctprof selftime-attached -F 999 -d 2 -p "$pid"
+		report=$OUT ctprof_rc=$RC
+		wait_child "$pid" 30
+		left=$(left_out "$TMP/attached.detail")
+		[ -n "$left" ] && lt "$left" 15 && break
+		diag "selftime syscall attached, run $try: ${left:-?}% of its loop left out, disturbed: run again"
+	done
 	check "attached to selftime syscall: exit 0 and a report" \
-		eval 'is_status 0 && has_report'
-	report=$OUT
-	wait_child "$pid" 30
+		eval '[ "$ctprof_rc" = 0 ] && has_report "$report"'
 	own=$(own_share "$TMP/attached.target")
 	check "the target ran on, exit 0, and printed its share" \
 		eval 'is_status 0 && [ -n "$own" ]'

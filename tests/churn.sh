@@ -40,9 +40,10 @@ exits=$(grep -c '\[unsampled, to exit\]' "$TMP/w.folded")
 diag "default weights: $nthreads threads, $exits folded lines with [unsampled, to exit]; $(grep 'distinct stacks' "$TMP/w.txt")"
 check "default weights: one [unsampled, to exit] entry, under [exited]" \
 	eval '[ "$exits" = 1 ] && grep -q "^\[exited\]-0;\[unsampled, to exit\] [0-9]*$" "$TMP/w.folded"'
-stacks=$(sed -n 's/^profiler: [0-9]* ticks, [0-9]* samples, \([0-9]*\) distinct stacks.*/\1/p' "$TMP/w.txt")
-check "default weights: fewer distinct stacks than a tenth of the threads ($stacks for $nthreads)" \
-	eval '[ -n "$stacks" ] && [ "$stacks" -lt $((nthreads / 10)) ]'
+# A sample adds at most one stack; the exits of all threads add one.
+read -r samples stacks < <(sed -n 's/^profiler: [0-9]* ticks, \([0-9]*\) samples, \([0-9]*\) distinct stacks.*/\1 \2/p' "$TMP/w.txt")
+check "default weights: no more distinct stacks than samples + 1 ($stacks for $samples samples, $nthreads threads)" \
+	eval '[ -n "$stacks" ] && [ "$stacks" -le $((samples + 1)) ] && [ "$samples" -lt "$nthreads" ]'
 
 if [ -n "${CTPROF_SANITIZED:-}" ]; then
 	skip "the longer run exits 0" "memory is not measured in the sanitizer build"
