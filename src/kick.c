@@ -56,14 +56,6 @@ struct kick_slot {
 	bool started, unusable;
 } __attribute__((aligned(64)));
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* Sleep while *WORD is VAL, until the absolute CLOCK_MONOTONIC time
  * UNTIL_NS (0: no limit). */
 static void futex_wait_until(_Atomic uint32_t *word, uint32_t val, uint64_t until_ns)
@@ -104,7 +96,7 @@ static void hold(struct kick_slot *s, uint64_t n, uint64_t t, uint64_t now)
 	if (!atomic_compare_exchange_strong(&s->state, &cur, STATE(n, PH_HELD)))
 		return;         /* freed just now */
 	while (atomic_load_explicit(&s->state, memory_order_acquire) == STATE(n, PH_HELD)) {
-		if (mono_ns() > deadline) {
+		if (now_ns() > deadline) {
 			cur = STATE(n, PH_HELD);
 			atomic_compare_exchange_strong(&s->state, &cur, STATE(n, PH_GAVEUP));
 			return;
@@ -138,11 +130,11 @@ static void *helper_main(void *arg)
 			atomic_store(&s->parked, 0);
 			continue;
 		}
-		now = mono_ns();
+		now = now_ns();
 		n = now < k->start_ns ? 0 : (now - k->start_ns) / k->period_ns + 1;
 		t = k->start_ns + n * k->period_ns;
 		futex_wait_until(&s->wake, w, t);
-		now = mono_ns();
+		now = now_ns();
 		if (now < t || atomic_load(&k->quit))
 			continue;       /* woken early: to end, or to look again */
 		/* Far too late (the CPU was held by something above us): the
@@ -227,7 +219,6 @@ bool kicker_want(struct kicker *k, int cpu)
 	if (atomic_load(&s->parked)) {
 		atomic_fetch_add(&s->wake, 1);
 		futex_wake_all(&s->wake);
-		k->unparks++;
 		return false;
 	}
 	return true;
@@ -255,7 +246,7 @@ bool kicker_wait_hold(struct kicker *k, int cpu, uint64_t n, uint64_t deadline_n
 			*since_ns = atomic_load(&s->since_ns);
 			return true;
 		}
-		if (st == STATE(n, PH_GAVEUP) || mono_ns() > deadline_ns)
+		if (st == STATE(n, PH_GAVEUP) || now_ns() > deadline_ns)
 			return false;
 		__builtin_ia32_pause();
 	}

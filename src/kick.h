@@ -53,10 +53,7 @@ struct kicker {
 	struct kick_slot *slots;        /* [cpu], helpers started on demand */
 	bool disabled;                  /* a helper could not be started */
 	_Atomic bool quit;              /* helpers: end */
-
-	/* Counters, for -v. */
-	unsigned helpers;               /* helper threads started */
-	uint64_t unparks;               /* parked helpers woken for a thread */
+	unsigned helpers;               /* helper threads started, for -v */
 };
 
 /* Set up for ticks at START_NS + n * PERIOD_NS, helpers at SCHED_FIFO
