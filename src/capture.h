@@ -29,7 +29,9 @@ struct capture {
 	uint64_t stall_ns;              /* PTRACE_INTERRUPT to resume */
 	bool blocked;                   /* wall-clock mode: the thread was not
 	                                 * running; it waits in regs.orig_rax */
-	uint64_t ns;                    /* the time the sample stands for */
+	uint64_t ns;                    /* the time the sample stands for... */
+	bool pending;                   /* ... unless it is given when its
+	                                 * thread is settled */
 	uint64_t slices;                /* times it got a CPU, read before the stop */
 };
 

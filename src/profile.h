@@ -72,8 +72,8 @@ struct profile {
 	unsigned frequency;     /* Hz; each sample is 1e9/frequency ns of CPU,
 	                         * or of wall-clock time, unless cputime */
 	bool wall;              /* a wall-clock profile: waiting counts too */
-	bool cputime;           /* samples weigh the CPU time their thread
-	                         * used since its previous one */
+	bool cputime;           /* a thread's samples share the CPU time
+	                         * it used */
 	int64_t time_ns;        /* start, since the epoch */
 	int64_t duration_ns;
 	uint64_t total;         /* sum of sample counts */

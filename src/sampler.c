@@ -60,9 +60,11 @@ static int thread_sched(struct thread *t)
 	return proc_schedstat(t->schedstat_fd, &t->run_mark, &t->slices_mark);
 }
 
-/* The CPU time T used since its last sample, up to the
- * time read in T->run_mark, which is now accounted for. */
-static uint64_t cpu_weight(struct thread *t)
+/* CPU-time weights: the CPU time thread T used since it was last settled
+ * (up to the time read in T->run_mark), shared equally among its samples
+ * since then; if it has none, the time waits for its next ones.  Returns
+ * the time given, 0 if none. */
+static uint64_t settle(struct sampler *sp, struct thread *t)
 {
 	uint64_t w;
 
@@ -71,11 +73,74 @@ static uint64_t cpu_weight(struct thread *t)
 		t->run_ns = t->run_first = 0;
 		t->run_known = true;
 	}
-	if (t->run_mark <= t->run_ns)
+	if (t->run_mark <= t->run_ns || !t->unsettled ||
+	    !stacks_pending(&sp->stacks, t->proc->pid, t->tid))
 		return 0;
 	w = t->run_mark - t->run_ns;
+	stacks_settle(&sp->stacks, t->proc->pid, t->tid, w);
 	t->run_ns = t->run_mark;
+	t->unsettled = 0;
 	return w;
+}
+
+/* Settle every thread that has samples to settle. */
+static void settle_all(struct sampler *sp)
+{
+	struct session *s = sp->session;
+	size_t i;
+
+	for (i = 0; i < s->nthreads; i++) {
+		struct thread *t = &s->threads[i];
+
+		if (t->unsettled && !t->exiting && thread_sched(t) == 0)
+			settle(sp, t);
+	}
+}
+
+/* settle() for thread T at its exit, which may come before its last
+ * samples were unwound: those are given their share now. */
+static uint64_t settle_exiting(struct sampler *sp, struct thread *t)
+{
+	uint64_t p, ncaps = 0, w, given = 0, i;
+	struct capture *c;
+
+	for (i = 0; i < sp->ncaps; i++) {
+		c = &sp->caps[i];
+		ncaps += c->pending && c->tid == t->tid && c->target->proc == t->proc;
+	}
+	if (!ncaps)
+		return settle(sp, t);
+	if (!t->run_known) {
+		t->run_ns = t->run_first = 0;
+		t->run_known = true;
+	}
+	w = t->run_mark > t->run_ns ? t->run_mark - t->run_ns : 0;
+	p = stacks_pending(&sp->stacks, t->proc->pid, t->tid);
+	for (i = 0; i < sp->ncaps; i++) {
+		c = &sp->caps[i];
+		if (!c->pending || c->tid != t->tid || c->target->proc != t->proc)
+			continue;
+		c->ns = w / (p + ncaps);
+		c->pending = false;
+		given += c->ns;
+	}
+	stacks_settle(&sp->stacks, t->proc->pid, t->tid, w - given);
+	t->run_ns = t->run_mark;
+	t->unsettled = 0;
+	return w ? w : 1;
+}
+
+/* The pending samples no thread will settle: a period each. */
+static void settle_rest(struct sampler *sp)
+{
+	struct stack *st;
+
+	stacks_for_each(&sp->stacks, st)
+		if (st->pending) {
+			st->ns += st->pending * sp->period_ns;
+			sp->stacks.total_ns += st->pending * sp->period_ns;
+			st->pending = 0;
+		}
 }
 
 /* Was a thread with registers R stopped in the middle of a system call
@@ -124,9 +189,10 @@ static struct capture *capture_thread(void *arg, struct thread *t)
 	}
 	c->blocked = t->blocked_sample;
 	c->slices = t->slices_mark;
-	c->ns = cpu_weight(t);
-	if (!sp->cputime)
-		c->ns = sp->period_ns;
+	/* CPU-time weights are given when the thread is settled. */
+	c->ns = sp->cputime ? 0 : sp->period_ns;
+	c->pending = sp->cputime;
+	t->unsettled += sp->cputime;
 	c->sp = c->regs.rsp;
 	/* Copy from SP up to the end of its mapping (the stack's top), at
 	 * most stack_size bytes, in one system call. */
@@ -205,12 +271,13 @@ static void note_thread(struct sampler *sp, pid_t pid, pid_t tid)
 	sp->nnames++;
 }
 
-/* --weight=cputime, at a thread's exit (it is stopped there): the CPU
- * time it used since its last sample would be in no sample.  It is
- * charged to [unsampled, to exit], in one entry per process for all the
- * threads that exited: where that time went is not known (at its exit
- * stop a thread has left the code it ran), and an entry per thread would
- * grow with every thread a server ever starts. */
+/* CPU-time weights, at a thread's exit (it is stopped there): its CPU
+ * time goes to its samples not yet settled.  If it has none, the time
+ * would be in no sample: it is charged to [unsampled, to exit], in one
+ * entry per process for all the threads that exited: where that time
+ * went is not known (at its exit stop a thread has left the code it ran),
+ * and an entry per thread would grow with every thread a server ever
+ * starts. */
 static void thread_exits(void *arg, struct thread *t)
 {
 	struct sampler *sp = arg;
@@ -219,9 +286,10 @@ static void thread_exits(void *arg, struct thread *t)
 	if (thread_sched(t) < 0)
 		return;
 	sp->stats.kernel_cpu_ns += t->run_mark - (t->run_known ? t->run_first : 0);
-	w = cpu_weight(t);
-	if (!w)
+	if (settle_exiting(sp, t) || t->run_mark <= t->run_ns)
 		return;
+	w = t->run_mark - t->run_ns;
+	t->run_ns = t->run_mark;
 	stacks_add(&sp->stacks, t->proc->pid, EXITED_TID, &key, 1, 0, w);
 	if (!sp->exited_named) {
 		note_thread(sp, t->proc->pid, EXITED_TID);
@@ -394,7 +462,10 @@ static void unwind_captures(struct sampler *sp)
 		} else if (sp->wall) {
 			forget_wait(sp, c->tid);
 		}
-		stacks_add(&sp->stacks, tgt->proc->pid, c->tid, sp->pcs, n, 1, c->ns);
+		if (c->pending)
+			stacks_add_pending(&sp->stacks, tgt->proc->pid, c->tid, sp->pcs, n);
+		else
+			stacks_add(&sp->stacks, tgt->proc->pid, c->tid, sp->pcs, n, 1, c->ns);
 		st->unwind_ns += now_ns() - t0;
 		note_thread(sp, tgt->proc->pid, c->tid);
 	}
@@ -726,6 +797,10 @@ static void tick(struct sampler *sp, uint64_t n, uint64_t t_ns, uint64_t woke_ns
 	if (s->waiting)
 		session_wait_samples(s, spin && sp->stats.realtime ? SPIN_NS : 0, sp->period_ns / 2);
 	unwind_captures(sp);
+	if (sp->cputime && n >= sp->settle_n) {
+		settle_all(sp);
+		sp->settle_n = n + sp->frequency;
+	}
 }
 
 /* The sampler must outrank its target: on 2 vCPUs, a woken sampler queued
@@ -918,9 +993,12 @@ int sampler_run(struct sampler *sp)
 		for (size_t i = 0; i < s->nthreads; i++) {
 			struct thread *t = &s->threads[i];
 
-			if (!t->exiting && thread_sched(t) == 0)
+			if (!t->exiting && thread_sched(t) == 0) {
 				sp->stats.kernel_cpu_ns += t->run_mark - (t->run_known ? t->run_first : 0);
+				settle(sp, t);
+			}
 		}
+		settle_rest(sp);
 		s->on_exit = NULL;
 	}
 	for (size_t i = 0; i < sp->ntargets; i++) {

@@ -78,8 +78,9 @@ struct sampler {
 	struct sampler_hooks hooks;     /* all unset after sampler_init */
 	bool stop;                      /* a hook asked to stop sampling */
 	bool wall;                      /* every thread counts at every tick */
-	bool cputime;                   /* a sample weighs the CPU time its
-	                                 * thread used since its last one */
+	bool cputime;                   /* a thread's samples share its CPU
+	                                 * time, settled about once a second */
+	uint64_t settle_n;              /* the tick to settle them at */
 	struct target **targets;        /* [0] is the session's target */
 	size_t ntargets, tcap;
 	struct maps *maps;              /* the first target's */

@@ -42,6 +42,7 @@ struct thread {
 	/* The sampler's, for wall-clock mode and CPU-time weighting. */
 	int schedstat_fd;       /* /proc/PID/task/TID/schedstat, -1 until needed */
 	bool blocked_sample;    /* the sample asked for is of a blocked thread */
+	uint64_t unsettled;     /* samples taken since it was last settled */
 	uint64_t run_mark;      /* its CPU time (schedstat) read for this sample */
 	uint64_t run_ns;        /* its CPU time already in a sample's weight */
 	uint64_t run_first;     /* its CPU time when first seen */

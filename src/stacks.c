@@ -40,8 +40,8 @@ static void rehash(struct stacks *st)
 	st->cap = ncap;
 }
 
-void stacks_add(struct stacks *st, pid_t pid, pid_t tid, const uint64_t *frames, unsigned n,
-		uint64_t count, uint64_t ns)
+static struct stack *add(struct stacks *st, pid_t pid, pid_t tid, const uint64_t *frames, unsigned n,
+			 uint64_t count, uint64_t ns)
 {
 	uint64_t h = fnv1a(FNV_OFFSET, &tid, sizeof(tid));
 	struct stack *s;
@@ -61,7 +61,7 @@ void stacks_add(struct stacks *st, pid_t pid, pid_t tid, const uint64_t *frames,
 			s->ns += ns;
 			st->total += count;
 			st->total_ns += ns;
-			return;
+			return s;
 		}
 	}
 	s->hash = h;
@@ -72,9 +72,54 @@ void stacks_add(struct stacks *st, pid_t pid, pid_t tid, const uint64_t *frames,
 	s->ns = ns;
 	s->mark = 0;
 	s->mark_ns = 0;
+	s->pending = 0;
 	s->frames = xmalloc((n ? n : 1) * sizeof(*frames));
 	memcpy(s->frames, frames, n * sizeof(*frames));
 	st->n++;
 	st->total += count;
 	st->total_ns += ns;
+	return s;
+}
+
+void stacks_add(struct stacks *st, pid_t pid, pid_t tid, const uint64_t *frames, unsigned n,
+		uint64_t count, uint64_t ns)
+{
+	add(st, pid, tid, frames, n, count, ns);
+}
+
+void stacks_add_pending(struct stacks *st, pid_t pid, pid_t tid, const uint64_t *frames, unsigned n)
+{
+	add(st, pid, tid, frames, n, 1, 0)->pending++;
+}
+
+uint64_t stacks_pending(const struct stacks *st, pid_t pid, pid_t tid)
+{
+	const struct stack *s;
+	uint64_t p = 0;
+
+	stacks_for_each(st, s)
+		if (s->pending && (!pid || s->pid == pid) && (tid < 0 || s->tid == tid))
+			p += s->pending;
+	return p;
+}
+
+void stacks_settle(struct stacks *st, pid_t pid, pid_t tid, uint64_t ns)
+{
+	uint64_t p = stacks_pending(st, pid, tid), acc = 0, given = 0;
+	struct stack *s;
+
+	if (!p)
+		return;
+	stacks_for_each(st, s) {
+		uint64_t upto;
+
+		if (!s->pending || s->pid != pid || s->tid != tid)
+			continue;
+		acc += s->pending;
+		upto = (uint64_t)((unsigned __int128)ns * acc / p);
+		s->ns += upto - given;
+		st->total_ns += upto - given;
+		given = upto;
+		s->pending = 0;
+	}
 }

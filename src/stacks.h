@@ -19,6 +19,8 @@ struct stack {
 	uint32_t nframes;
 	pid_t pid, tid;
 	uint64_t mark, mark_ns; /* free for the table's users (0 when added) */
+	uint64_t pending;       /* of count: samples whose ns is still to be
+	                         * given (stacks_settle) */
 };
 
 struct stacks {
@@ -34,6 +36,15 @@ void stacks_release(struct stacks *st);
  * standing for NS nanoseconds (of CPU or of wall-clock time). */
 void stacks_add(struct stacks *st, pid_t pid, pid_t tid, const uint64_t *frames, unsigned n,
 		uint64_t count, uint64_t ns);
+/* The same for one sample whose time is given later, by stacks_settle. */
+void stacks_add_pending(struct stacks *st, pid_t pid, pid_t tid, const uint64_t *frames, unsigned n);
+/* The pending samples of thread TID of process PID (all threads if TID
+ * is -1; PID 0: of every process): their number. */
+uint64_t stacks_pending(const struct stacks *st, pid_t pid, pid_t tid);
+/* Give the P pending samples of thread TID of process PID the NS
+ * nanoseconds they stand for, shared equally (to the nanosecond, the sum
+ * is NS). */
+void stacks_settle(struct stacks *st, pid_t pid, pid_t tid, uint64_t ns);
 
 #define stacks_for_each(st, s) \
 	for ((s) = (st)->tab; (s) < (st)->tab + (st)->cap; (s)++) if ((s)->frames)

@@ -1,8 +1,8 @@
 #!/bin/bash
-# cputime: --weight=cputime makes each sample weigh the CPU time its thread
-# used since its previous sample, so the report's time adds up to what the
-# kernel accounted, even for bursts too short for 99 Hz: 200 threads of
-# 3 ms each, against the target's own getrusage().
+# cputime: --weight=cputime shares each thread's CPU time among its
+# samples, so the report's time adds up to what the kernel accounted, even
+# for bursts too short for 99 Hz: 200 threads of 3 ms each, against the
+# target's own getrusage().
 . "$(dirname "$0")/lib.sh"
 skip_unless_ptrace
 
