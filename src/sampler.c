@@ -60,6 +60,15 @@ static int thread_sched(struct thread *t)
 	return proc_schedstat(t->schedstat_fd, &t->run_mark, &t->slices_mark);
 }
 
+/* A thread born while profiled: all its CPU time is the profile's. */
+static void run_known(struct thread *t)
+{
+	if (!t->run_known) {
+		t->run_ns = t->run_first = t->sample_run = 0;
+		t->run_known = true;
+	}
+}
+
 /* CPU-time weights: the CPU time thread T used since it was last settled
  * (up to the time read in T->run_mark), shared equally among its samples
  * since then; if it has none, the time waits for its next ones.  Returns
@@ -68,11 +77,7 @@ static uint64_t settle(struct sampler *sp, struct thread *t)
 {
 	uint64_t w;
 
-	/* A thread born while profiled: all its CPU time is the profile's. */
-	if (!t->run_known) {
-		t->run_ns = t->run_first = 0;
-		t->run_known = true;
-	}
+	run_known(t);
 	if (t->run_mark <= t->run_ns || !t->unsettled ||
 	    !stacks_pending(&sp->stacks, t->proc->pid, t->tid))
 		return 0;
@@ -110,10 +115,7 @@ static uint64_t settle_exiting(struct sampler *sp, struct thread *t)
 	}
 	if (!ncaps)
 		return settle(sp, t);
-	if (!t->run_known) {
-		t->run_ns = t->run_first = 0;
-		t->run_known = true;
-	}
+	run_known(t);
 	w = t->run_mark > t->run_ns ? t->run_mark - t->run_ns : 0;
 	p = stacks_pending(&sp->stacks, t->proc->pid, t->tid);
 	for (i = 0; i < sp->ncaps; i++) {
@@ -193,6 +195,8 @@ static struct capture *capture_thread(void *arg, struct thread *t)
 	c->ns = sp->cputime ? 0 : sp->period_ns;
 	c->pending = sp->cputime;
 	t->unsettled += sp->cputime;
+	run_known(t);
+	t->sample_run = t->run_mark;
 	c->sp = c->regs.rsp;
 	/* Copy from SP up to the end of its mapping (the stack's top), at
 	 * most stack_size bytes, in one system call. */
@@ -587,7 +591,7 @@ static bool choose(struct sampler *sp)
 			 * since its last sample (it waits for a CPU) has no
 			 * CPU time to account for, and its stack is the one
 			 * it had. */
-			if (!sp->wall && thread_sched(t) == 0 && t->run_known && t->run_mark <= t->run_ns) {
+			if (!sp->wall && thread_sched(t) == 0 && t->run_known && t->run_mark <= t->sample_run) {
 				sp->stats.not_run++;
 				continue;
 			}
@@ -897,7 +901,7 @@ int sampler_run(struct sampler *sp)
 		struct thread *t = &s->threads[i];
 
 		t->run_known = thread_sched(t) == 0;
-		t->run_ns = t->run_first = t->run_known ? t->run_mark : 0;
+		t->run_ns = t->run_first = t->sample_run = t->run_known ? t->run_mark : 0;
 	}
 	if (sp->cputime)
 		s->on_exit = thread_exits;

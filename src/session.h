@@ -44,7 +44,8 @@ struct thread {
 	bool blocked_sample;    /* the sample asked for is of a blocked thread */
 	uint64_t unsettled;     /* samples taken since it was last settled */
 	uint64_t run_mark;      /* its CPU time (schedstat) read for this sample */
-	uint64_t run_ns;        /* its CPU time already in a sample's weight */
+	uint64_t run_ns;        /* its CPU time already in samples' weights */
+	uint64_t sample_run;    /* its CPU time at its last sample */
 	uint64_t run_first;     /* its CPU time when first seen */
 	bool run_known;         /* run_ns and run_first are set */
 	uint64_t *last_frames;  /* blocked: the stack it waits with */
