@@ -310,6 +310,17 @@ ctstats() {
 			if ($i == "per" && $(i - 1) == "us") print "cpu_us", $(i - 2)
 		}
 	}
+	/^profiler: per sample, us:/ {
+		line = $0
+		sub(/^profiler: per sample, us: /, "", line)
+		n = split(line, part, / = | \+ |; |, /)
+		for (i = 1; i <= n; i++) {
+			m = split(part[i], w, " ")
+			key = w[1]
+			for (j = 2; j < m; j++) key = key "_" w[j]
+			print "part_" key, w[m]
+		}
+	}
 	/^profiler: unwind/ {
 		for (i = 1; i < NF; i++) {
 			if ($i == "mean" && $(i + 2) == "us") print "unwind_us", $(i + 1)
@@ -861,6 +872,31 @@ cat <<EOF
 | --- | --- | --- | --- | --- | --- |
 | libunwind | $(us ct999.cpu_us) | $(maxrate ct999) | $(us ct.marginal) | $(us ct999.unwind_us) | $(med ct999.frames) |
 | libdw | $(us dw999.cpu_us) | $(maxrate dw999) | $(us dw.marginal) | $(us dw999.unwind_us) | $(med dw999.frames) |
+
+Where it goes (libunwind, 999 Hz; ctprof -v): the sampling thread's CPU
+time per sample, in parts timed inside it, the rest (waking up, the
+timer, the system calls between ticks) being what the parts leave; then
+the helpers' CPU time, and time the sampling thread slept (not CPU).
+
+| part | us per sample |
+| --- | --- |
+| sampling thread, in all | $(us ct999.part_sampler) |
+| choosing (reading threads' state and CPU time) | $(us ct999.part_choosing) |
+| waiting for the helpers to hold | $(us ct999.part_holds) |
+| reading bursty threads again at the tick | $(us ct999.part_reading_at_the_tick) |
+| PTRACE_INTERRUPT | $(us ct999.part_interrupts) |
+| letting the CPUs go | $(us ct999.part_letting_go) |
+| polling for the stops | $(us ct999.part_spinning_for_stops) |
+| PTRACE_GETREGS | $(us ct999.part_registers) |
+| stack copy | $(us ct999.part_stack_copy) |
+| PTRACE_CONT | $(us ct999.part_resume) |
+| unwinding | $(us ct999.part_unwinding) |
+| interning the call chain | $(us ct999.part_interning) |
+| sharing CPU time among samples | $(us ct999.part_settling) |
+| the rest | $(us ct999.part_the_rest) |
+| helpers (their CPU time) | $(us ct999.part_helpers) |
+| asleep until the tick (not CPU) | $(us ct999.part_asleep_until_the_tick) |
+| asleep for the stops (not CPU) | $(us ct999.part_for_stops) |
 
 EOF
 fi

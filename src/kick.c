@@ -263,6 +263,21 @@ bool kicker_let_go(struct kicker *k, int cpu, uint64_t n)
 	return false;
 }
 
+uint64_t kicker_cpu_ns(const struct kicker *k)
+{
+	uint64_t ns = 0;
+
+	for (int i = 0; k->slots && i < k->ncpus; i++) {
+		struct timespec ts;
+		clockid_t id;
+
+		if (k->slots[i].started && pthread_getcpuclockid(k->slots[i].thread, &id) == 0 &&
+		    clock_gettime(id, &ts) == 0)
+			ns += (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	}
+	return ns;
+}
+
 void kicker_release(struct kicker *k)
 {
 	int i;

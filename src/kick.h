@@ -81,6 +81,8 @@ bool kicker_wait_hold(struct kicker *k, int cpu, uint64_t n, uint64_t deadline_n
  * preempted), false if it had given up (held longer than allowed). */
 bool kicker_let_go(struct kicker *k, int cpu, uint64_t n);
 
+/* The CPU time the helpers used so far, in nanoseconds. */
+uint64_t kicker_cpu_ns(const struct kicker *k);
 /* Stop and join every helper.  Safe on a kicker that started none. */
 void kicker_release(struct kicker *k);
 

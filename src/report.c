@@ -69,6 +69,22 @@ static void verbose_lines(FILE *f, const struct run_info *ri)
 		sampler_stall_percentile(st, 99));
 	fprintf(f, "profiler: own CPU time: %.1f ms, %.1f us per sample\n",
 		(double)st->cpu_ns / 1e6, (double)st->cpu_ns / 1e3 / (double)ns);
+	{
+		const typeof(st->part_ns) *p = &st->part_ns;
+		uint64_t parts = p->choose + p->holds + p->late + p->interrupt + p->letgo + p->wait_spin +
+				 p->regs + p->copy + p->resume + st->unwind_ns + p->intern + p->settle;
+		double d = 1e3 * (double)ns;
+
+		fprintf(f, "profiler: per sample, us: sampler %.1f = choosing %.1f + holds %.1f + reading at the tick %.1f + interrupts %.1f + letting go %.1f + spinning for stops %.1f + registers %.1f + stack copy %.1f + resume %.1f + unwinding %.1f + interning %.1f + settling %.1f + the rest %.1f; asleep until the tick %.1f, for stops %.1f; helpers %.1f\n",
+			(double)p->sampler_cpu / d, (double)p->choose / d, (double)p->holds / d,
+			(double)p->late / d, (double)p->interrupt / d, (double)p->letgo / d,
+			(double)p->wait_spin / d, (double)p->regs / d, (double)p->copy / d,
+			(double)p->resume / d, (double)st->unwind_ns / d, (double)p->intern / d,
+			(double)p->settle / d,
+			((double)p->sampler_cpu - (double)parts) / d, (double)p->tick_sleep / d,
+			(double)p->wait_sleep / d,
+			(double)p->helpers_cpu / d);
+	}
 	fprintf(f, "profiler: unwind (%s): mean %.1f us per sample, mean %.1f frames; %" PRIu64 " complete, %" PRIu64 " truncated, %" PRIu64 " failed\n",
 		ri->unwinder, (double)st->unwind_ns / 1e3 / (double)ns, (double)st->frames / (double)ns,
 		st->unwind_complete, st->unwind_truncated, st->unwind_failed);

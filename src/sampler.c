@@ -166,6 +166,7 @@ static struct capture *capture_thread(void *arg, struct thread *t)
 	const struct mapping *mp;
 	struct iovec local, remote;
 	struct capture *c;
+	uint64_t t0, t1;
 	ssize_t n;
 	size_t len;
 
@@ -178,8 +179,11 @@ static struct capture *capture_thread(void *arg, struct thread *t)
 	c->target = tgt;
 	c->tid = t->tid;
 	c->stall_ns = 0;
+	t0 = now_ns();
 	if (ptrace(PTRACE_GETREGS, t->tid, 0, &c->regs) < 0)
 		return NULL;
+	t1 = now_ns();
+	sp->stats.part_ns.regs += t1 - t0;
 	/* On-CPU: a thread that was running when its state was read, but
 	 * had blocked in a system call by the time its stop came, was not on
 	 * a CPU at the tick.  This is no sample of where it runs: its CPU
@@ -211,7 +215,9 @@ static struct capture *capture_thread(void *arg, struct thread *t)
 	remote.iov_len = len;
 	/* By the thread's own id: a leader that called pthread_exit() is
 	 * a zombie without memory, while its threads share the same. */
+	t0 = now_ns();
 	n = process_vm_readv(t->tid, &local, 1, &remote, 1, 0);
+	sp->stats.part_ns.copy += now_ns() - t0;
 	c->stack_len = n > 0 ? (size_t)n : 0;
 	sp->ncaps++;
 	return c;
@@ -440,7 +446,7 @@ static void unwind_captures(struct sampler *sp)
 	for (i = 0; i < sp->ncaps; i++) {
 		struct capture *c = &sp->caps[i];
 		struct target *tgt = c->target;
-		uint64_t t0 = now_ns(), us = c->stall_ns / 1000;
+		uint64_t t0 = now_ns(), t1, us = c->stall_ns / 1000;
 		enum unwind_result res;
 		unsigned n = 0, j;
 
@@ -449,6 +455,8 @@ static void unwind_captures(struct sampler *sp)
 		st->stall_hist[us < STALL_BUCKETS ? us : STALL_BUCKETS - 1]++;
 
 		res = sp->unwinder->walk(tgt->unwind_state, c, sp->pcs, sp->max_frames, &n);
+		t1 = now_ns();
+		st->unwind_ns += t1 - t0;
 		if (res == UNWIND_COMPLETE)
 			st->unwind_complete++;
 		else if (res == UNWIND_TRUNCATED)
@@ -470,7 +478,7 @@ static void unwind_captures(struct sampler *sp)
 			stacks_add_pending(&sp->stacks, tgt->proc->pid, c->tid, sp->pcs, n);
 		else
 			stacks_add(&sp->stacks, tgt->proc->pid, c->tid, sp->pcs, n, 1, c->ns);
-		st->unwind_ns += now_ns() - t0;
+		st->part_ns.intern += now_ns() - t1;
 		note_thread(sp, tgt->proc->pid, c->tid);
 	}
 	sp->ncaps = 0;
@@ -680,13 +688,17 @@ static void late_picks(struct sampler *sp, int here)
 static void interrupt_picks(struct sampler *sp, uint64_t n, uint64_t t_ns, int here, uint64_t woke_ns)
 {
 	struct kicker *k = &sp->kick;
+	uint64_t t0 = now_ns(), t1, slept0 = sp->stats.part_ns.tick_sleep;
 	size_t i;
 	int c;
 
 	if (!sp->kicking) {
 		late_picks(sp, here);
+		t1 = now_ns();
+		sp->stats.part_ns.late += t1 - t0;
 		for (i = 0; i < sp->npicks; i++)
 			interrupt_one(sp, sp->picks[i].t, 0, false);
+		sp->stats.part_ns.interrupt += now_ns() - t1;
 		return;
 	}
 	memset(sp->want, 0, (size_t)k->ncpus);
@@ -718,7 +730,11 @@ static void interrupt_picks(struct sampler *sp, uint64_t n, uint64_t t_ns, int h
 		    kicker_wait_hold(k, c, n, t_ns + k->hold_max_ns / 2, &sp->since[c]))
 			sp->want[c] = WANT_HELD;
 	}
+	t1 = now_ns();
+	sp->stats.part_ns.holds += t1 - t0 - (sp->stats.part_ns.tick_sleep - slept0);
 	late_picks(sp, here);
+	t0 = now_ns();
+	sp->stats.part_ns.late += t0 - t1;
 	for (i = 0; i < sp->npicks; i++) {
 		struct pick *pk = &sp->picks[i];
 
@@ -729,6 +745,8 @@ static void interrupt_picks(struct sampler *sp, uint64_t n, uint64_t t_ns, int h
 		else
 			interrupt_one(sp, pk->t, 0, false);
 	}
+	t1 = now_ns();
+	sp->stats.part_ns.interrupt += t1 - t0;
 	for (c = 0; c < k->ncpus; c++) {
 		if (sp->want[c] != WANT_HELD || kicker_let_go(k, c, n))
 			continue;
@@ -739,6 +757,7 @@ static void interrupt_picks(struct sampler *sp, uint64_t n, uint64_t t_ns, int h
 				sp->stats.unheld++;
 			}
 	}
+	sp->stats.part_ns.letgo += now_ns() - t1;
 	/* Helpers cannot run here (no real-time priority for them after
 	 * all): no lead, no holds from now on. */
 	if (k->disabled)
@@ -758,6 +777,7 @@ static void tick(struct sampler *sp, uint64_t n, uint64_t t_ns, uint64_t woke_ns
 {
 	struct session *s = sp->session;
 	int here = sched_getcpu();
+	uint64_t t0;
 	bool spin;
 	size_t i;
 
@@ -775,7 +795,9 @@ static void tick(struct sampler *sp, uint64_t n, uint64_t t_ns, uint64_t woke_ns
 	/* The watchdog: a thread that never stops is given up. */
 	session_drop_stale(s, STOP_TIMEOUT_NS);
 	sp->tick_n = n;
+	t0 = now_ns();
 	spin = choose(sp);
+	sp->stats.part_ns.choose += now_ns() - t0;
 	if (sp->kicking) {
 		/* What the lead must cover: ctprof's lateness in waking up,
 		 * and the reads above.  The lead follows its 75th
@@ -802,8 +824,10 @@ static void tick(struct sampler *sp, uint64_t n, uint64_t t_ns, uint64_t woke_ns
 		session_wait_samples(s, spin && sp->stats.realtime ? SPIN_NS : 0, sp->period_ns / 2);
 	unwind_captures(sp);
 	if (sp->cputime && n >= sp->settle_n) {
+		t0 = now_ns();
 		settle_all(sp);
 		sp->settle_n = n + sp->frequency;
+		sp->stats.part_ns.settle += now_ns() - t0;
 	}
 }
 
@@ -829,6 +853,15 @@ static void lower_priority(void)
 	struct sched_param p = { .sched_priority = 0 };
 
 	sched_setscheduler(0, SCHED_OTHER, &p);
+}
+
+/* The calling thread's CPU time, in nanoseconds. */
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 /* ctprof's CPU time (user + system), in nanoseconds. */
@@ -876,7 +909,7 @@ int sampler_run(struct sampler *sp)
 {
 	struct session *s = sp->session;
 	uint64_t period = sp->period_ns = 1000000000ULL / sp->frequency;
-	uint64_t start = now_ns(), end = 0, cpu0, next_interval = 0;
+	uint64_t start = now_ns(), end = 0, cpu0, tcpu0, next_interval = 0;
 	/* Tick n is at t0 + n * period. */
 	uint64_t t0 = start + period, next_n = 0, late_max = period / 4;
 	int tfd;
@@ -889,6 +922,7 @@ int sampler_run(struct sampler *sp)
 	if (sp->hooks.interval_ns)
 		next_interval = start + sp->hooks.interval_ns;
 	cpu0 = cpu_time_ns();
+	tcpu0 = thread_cpu_ns();
 	sp->stats.fds_before = count_open_fds();
 	{
 		struct timespec rt;
@@ -1012,6 +1046,11 @@ int sampler_run(struct sampler *sp)
 	}
 	sp->stats.wall_ns = now_ns() - start;
 	sp->stats.cpu_ns = cpu_time_ns() - cpu0;
+	sp->stats.part_ns.sampler_cpu = thread_cpu_ns() - tcpu0;
+	sp->stats.part_ns.helpers_cpu = kicker_cpu_ns(&sp->kick);
+	sp->stats.part_ns.resume = s->resume_ns;
+	sp->stats.part_ns.wait_spin = s->spin_ns;
+	sp->stats.part_ns.wait_sleep = s->sleep_ns;
 	sp->stats.rss_kib = resident_kib();
 	sp->stats.helpers = sp->kick.helpers;
 	kicker_release(&sp->kick);

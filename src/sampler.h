@@ -43,6 +43,18 @@ struct sampler_stats {
 	uint64_t unwind_complete, unwind_truncated, unwind_failed;
 	uint64_t frames;                /* sum of frames over samples */
 	uint64_t unwind_ns;             /* time spent unwinding */
+	/* Where ctprof's time goes, in nanoseconds (see -v): the sampler
+	 * thread's time in each part of a tick, its CPU time in all, and
+	 * the helpers' CPU time.  The parts are wall-clock time of a thread
+	 * that does not sleep in them, but for wait_sleep_ns. */
+	struct {
+		uint64_t choose, holds, late, interrupt, letgo;
+		uint64_t tick_sleep;             /* until the tick, after the reads */
+		uint64_t wait_spin, wait_sleep;  /* for the stops, less what
+						  * is counted below */
+		uint64_t regs, copy, resume, intern, settle;
+		uint64_t sampler_cpu, helpers_cpu;
+	} part_ns;
 	uint64_t stall_ns;              /* sum of target stop time */
 	uint32_t stall_hist[STALL_BUCKETS];
 	uint64_t wall_ns;               /* from start to end of sampling */

@@ -196,11 +196,29 @@ static void resume(struct session *s, struct thread *t, int sig)
  * capture it now, before the resume that follows. */
 static struct capture *take_sample(struct session *s, struct thread *t)
 {
+	struct capture *c;
+	uint64_t t0;
+
 	if (!t->sample_wanted)
 		return NULL;
 	t->sample_wanted = false;
 	s->waiting--;
-	return s->on_sample ? s->on_sample(s->sample_arg, t) : NULL;
+	if (!s->on_sample)
+		return NULL;
+	t0 = now_ns();
+	c = s->on_sample(s->sample_arg, t);
+	s->sample_ns += now_ns() - t0;
+	return c;
+}
+
+/* resume() after a sample C (NULL: none), timed. */
+static void resume_sampled(struct session *s, struct thread *t, int sig, const struct capture *c)
+{
+	uint64_t t0 = c ? now_ns() : 0;
+
+	resume(s, t, sig);
+	if (c)
+		s->resume_ns += now_ns() - t0;
 }
 
 static void drop_sample(struct session *s, struct thread *t)
@@ -349,7 +367,7 @@ static void handle_status(struct session *s, pid_t tid, int status)
 	case 0:
 		/* Signal-delivery stop: sample if asked, deliver the signal. */
 		c = take_sample(s, t);
-		resume(s, t, sig);
+		resume_sampled(s, t, sig, c);
 		finish_sample(c, t);
 		if (sig != SIGTRAP)
 			s->signals_forwarded++;
@@ -366,7 +384,7 @@ static void handle_status(struct session *s, pid_t tid, int status)
 		}
 		c = take_sample(s, t);
 		undo_eintr(tid, c ? &c->regs : NULL);
-		resume(s, t, 0);
+		resume_sampled(s, t, 0, c);
 		finish_sample(c, t);
 		break;
 	case PTRACE_EVENT_CLONE:
@@ -389,7 +407,7 @@ static void handle_status(struct session *s, pid_t tid, int status)
 			}
 		}
 		c = take_sample(s, t);
-		resume(s, t, 0);
+		resume_sampled(s, t, 0, c);
 		finish_sample(c, t);
 		break;
 	}
@@ -485,13 +503,17 @@ static void wait_sigfd(struct session *s, uint64_t deadline)
 
 void session_wait_samples(struct session *s, uint64_t spin_ns, uint64_t wait_ns)
 {
-	uint64_t start = now_ns(), deadline = start + wait_ns;
+	uint64_t start = now_ns(), deadline = start + wait_ns, inside = s->resume_ns + s->sample_ns;
 
 	/* Waking up costs more than the wait on a VM (tens of microseconds,
 	 * in the stall and in ctprof's CPU time): poll a little first.  The
 	 * SIGCHLD these stops raised stays pending and is read later. */
 	while (s->waiting && spin_ns && now_ns() - start < spin_ns)
 		session_reap(s);
+	inside = s->resume_ns + s->sample_ns - inside;
+	s->spin_ns += now_ns() - start - inside;
+	start = now_ns();
+	inside = s->resume_ns + s->sample_ns;
 
 	/* Every stop raises SIGCHLD after its status can be waited for, so
 	 * sleeping on the signalfd, draining it, then reaping until nothing is
@@ -504,6 +526,7 @@ void session_wait_samples(struct session *s, uint64_t spin_ns, uint64_t wait_ns)
 		session_read_signals(s);
 		session_reap(s);
 	}
+	s->sleep_ns += now_ns() - start - (s->resume_ns + s->sample_ns - inside);
 }
 
 void session_drop_stale(struct session *s, uint64_t age_ns)

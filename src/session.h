@@ -80,6 +80,9 @@ struct session {
 	size_t nthreads, cap;
 	size_t threads_seen;
 	int sigfd;              /* SIGCHLD and the stop signals, read here */
+	uint64_t resume_ns;     /* time in PTRACE_CONT after a sample */
+	uint64_t sample_ns;     /* ... and in the on_sample callback */
+	uint64_t spin_ns, sleep_ns; /* session_wait_samples(), less those */
 	sigset_t old_mask;
 
 	sample_fn on_sample;
