@@ -48,6 +48,8 @@
 #define LATE_MAX 16
 /* A thread seen blocked within this many ticks runs in bursts. */
 #define RECENT_TICKS 16
+/* ctprof sleeps until the tick, rather than spin, if it is this early. */
+#define SLEEP_MIN_NS 10000ULL
 /* sp->want[cpu]: its helper was asked to hold it, is holding it. */
 enum { WANT_NONE, WANT_READY, WANT_UNREADY, WANT_HELD };
 
@@ -724,6 +726,25 @@ static void interrupt_picks(struct sampler *sp, uint64_t n, uint64_t t_ns, int h
 	for (c = 0; c < k->ncpus; c++)
 		if (sp->want[c] != WANT_READY)
 			kicker_skip(k, c, n);
+	/* Early: sleep until the tick rather than spin until the helpers
+	 * hold their CPUs (they wake at the tick, a wake-up's latency as
+	 * late as ctprof).  What runs on ctprof's own CPU meanwhile runs
+	 * until ctprof wakes, as a helper would take it. */
+	if (t_ns > now_ns() + SLEEP_MIN_NS) {
+		struct timespec ts = {
+			.tv_sec = (time_t)(t_ns / 1000000000ULL),
+			.tv_nsec = (long)(t_ns % 1000000000ULL),
+		};
+
+		uint64_t s0 = now_ns();
+
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			;
+		woke_ns = now_ns();
+		sp->stats.part_ns.tick_sleep += woke_ns - s0;
+		if (sched_getcpu() != here)
+			here = -2;      /* moved: nothing of the target's is held here */
+	}
 	for (c = 0; c < k->ncpus; c++) {
 		sp->since[c] = 0;
 		if (sp->want[c] == WANT_READY &&
