@@ -446,35 +446,41 @@ int session_reap(struct session *s)
 	return n;
 }
 
+/* One signal read from the signalfd. */
+static void take_signal(struct session *s, int sig)
+{
+	if (sig == SIGCHLD)
+		return;
+	/* Attached, ctprof does not obey a terminal stop: stopped, it would
+	 * hold up every signal of its target. */
+	if (sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU)
+		return;
+	if (sig == SIGCONT) {
+		s->resumed_after_stop = true;
+		return;
+	}
+	if (s->launched) {
+		/* Like a shell waiting for its foreground job: Ctrl-C and
+		 * Ctrl-\ at the terminal reach the command from the terminal
+		 * itself.  A request to terminate ctprof is passed on to the
+		 * command, whose exit ends the run. */
+		if ((sig == SIGTERM || sig == SIGHUP) && !s->exited)
+			kill(s->pid, sig);
+		return;
+	}
+	if (!s->stop_signal)
+		s->stop_signal = sig;
+}
+
 void session_read_signals(struct session *s)
 {
-	struct signalfd_siginfo si;
+	struct signalfd_siginfo sis[8];
+	ssize_t len = sizeof(sis);
 
-	while (read(s->sigfd, &si, sizeof(si)) == sizeof(si)) {
-		int sig = (int)si.ssi_signo;
-
-		if (sig == SIGCHLD)
-			continue;
-		/* Attached, ctprof does not obey a terminal stop: stopped, it
-		 * would hold up every signal of its target. */
-		if (sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU)
-			continue;
-		if (sig == SIGCONT) {
-			s->resumed_after_stop = true;
-			continue;
-		}
-		if (s->launched) {
-			/* Like a shell waiting for its foreground job: Ctrl-C
-			 * and Ctrl-\ at the terminal reach the command from the
-			 * terminal itself.  A request to terminate ctprof is
-			 * passed on to the command, whose exit ends the run. */
-			if ((sig == SIGTERM || sig == SIGHUP) && !s->exited)
-				kill(s->pid, sig);
-			continue;
-		}
-		if (!s->stop_signal)
-			s->stop_signal = sig;
-	}
+	/* A read short of the buffer took all there was. */
+	while (len == sizeof(sis) && (len = read(s->sigfd, sis, sizeof(sis))) > 0)
+		for (size_t i = 0; i < (size_t)len / sizeof(sis[0]); i++)
+			take_signal(s, (int)sis[i].ssi_signo);
 }
 
 int session_interrupt(struct session *s, struct thread *t)
@@ -523,6 +529,13 @@ void session_wait_samples(struct session *s, uint64_t spin_ns, uint64_t wait_ns)
 		if (now_ns() >= deadline)
 			break;
 		wait_sigfd(s, deadline);
+		session_read_signals(s);
+		session_reap(s);
+	}
+	/* The SIGCHLDs of the stops reaped above would wake the sampling
+	 * loop once more for nothing: read them now, then reap once more,
+	 * so that a stop that came between the two still gets reaped. */
+	if (!s->waiting) {
 		session_read_signals(s);
 		session_reap(s);
 	}
