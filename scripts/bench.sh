@@ -179,6 +179,13 @@ fi
 if want 2; then gcc "${cflags[@]}" -O2 bench/floor.c -o "$tmp/floor"; fi
 if want 5; then gcc "${cflags[@]}" -O2 -pthread bench/threads64.c -o "$tmp/threads64"; fi
 cp "$CTPROF" "$tmp/ctprof"
+# Which ctprof this is, for the report: read now, as it was copied.
+if [ "$CTPROF" = build/src/ctprof ]; then
+	rev=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+	if ! git diff --quiet HEAD -- src 2>/dev/null; then rev="$rev + uncommitted changes in src/"; fi
+else
+	rev="from $CTPROF"
+fi
 ctprof=$tmp/ctprof
 bperf=
 if ! want 4; then
@@ -395,7 +402,7 @@ accuracy() {
 # scripts/flatcmp.py.  Each workload is one "name": its comparisons are
 # $res/NAME.tsv.REP (flatcmp --tsv), its distances NAME.tvd.
 real_hz=999
-redis_args=(-q -n 40000 -c 10 -t set,get,incr,lpush,lpop)
+redis_args=(-q -n 160000 -c 10 -t set,get,incr,lpush,lpop)
 selftime_s=3
 # CPython's rounds: 30 (~9 s) give ~9000 samples a run, so that pooled
 # runs can show a distance of a few hundredths above sampling's own.
@@ -812,8 +819,6 @@ maxrate() {
 secs() { awk -v u="$1" 'BEGIN { printf "%.0f s", u / 1e6 }'; }
 
 # ---------------------------------------------------------------- report --
-rev=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-if ! git diff --quiet HEAD -- src 2>/dev/null; then rev="$rev + uncommitted changes in src/"; fi
 fsched=$(cat "$res/floor.sched" 2>/dev/null || echo n/a)
 pct() { med "$1" %.1f; }
 
