@@ -4,11 +4,13 @@
  * every thread run it through its internal SIGSETXID signal: if one were
  * lost, setresuid would never return).  Part of the time SIGRTMIN+1 is
  * blocked, so signals also arrive pending.  Prints
- *     sigstorm: sent N received R duplicates D missing M setxid K
- * and exits 0 if every signal arrived exactly once.
+ *     sigstorm: sent N received R duplicates D missing M setxid K tries T failed F (ERROR)
+ * (K calls of setresuid returned 0 of T made; ERROR is the first failure's
+ * strerror, or none) and exits 0 if every signal arrived exactly once.
  *
  * usage: sigstorm N SECONDS (the signals are spread over SECONDS) */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -50,7 +52,8 @@ int main(int argc, char **argv)
 	sigset_t rt;
 	pthread_t t[3];
 	pid_t child;
-	long i, missing = 0, setxid = 0;
+	long i, missing = 0, setxid = 0, tries = 0, failed = 0;
+	int first_errno = 0;
 	int status;
 
 	double secs = arg_s(argc, argv, 2, 1.5), end = now_s() + secs;
@@ -93,8 +96,12 @@ int main(int argc, char **argv)
 		/* Half the time blocked: signals queue up, then all arrive. */
 		if (setxid % 2)
 			pthread_sigmask(SIG_BLOCK, &rt, NULL);
-		if (setresuid(u, u, u) == 0)
+		tries++;
+		if (setresuid(u, u, u) == 0) {
 			setxid++;
+		} else if (!failed++) {
+			first_errno = errno;
+		}
 		pthread_sigmask(SIG_UNBLOCK, &rt, NULL);
 		if (waitpid(child, &status, WNOHANG) == child) {
 			child = 0;
@@ -111,7 +118,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < n; i++)
 		if (!seen[i])
 			missing++;
-	printf("sigstorm: sent %ld received %d duplicates %d missing %ld setxid %ld\n",
-	       n, (int)received, (int)dups, missing, setxid);
+	printf("sigstorm: sent %ld received %d duplicates %d missing %ld setxid %ld tries %ld failed %ld (%s)\n",
+	       n, (int)received, (int)dups, missing, setxid, tries, failed,
+	       failed ? strerror(first_errno) : "none");
 	return missing || dups || received != n ? 1 : 0;
 }
