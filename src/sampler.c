@@ -852,6 +852,12 @@ static void tick(struct sampler *sp, uint64_t n, uint64_t t_ns, uint64_t woke_ns
 	}
 }
 
+void sampler_settle(struct sampler *sp)
+{
+	if (sp->cputime)
+		settle_all(sp);
+}
+
 /* The sampler must outrank its target: on 2 vCPUs, a woken sampler queued
  * behind a busy target sampled late (626 missed ticks) and wrong (28% where
  * the target was busy 53% of the time); with SCHED_FIFO, 8 and 54%.  Not

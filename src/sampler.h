@@ -142,6 +142,12 @@ int sampler_init(struct sampler *sp, struct session *s, const struct unwinder_op
  * to stop.  Leaves the threads seized: the caller detaches.  0 or -errno. */
 int sampler_run(struct sampler *sp);
 
+/* Give the samples taken so far the CPU time they stand for now, rather
+ * than at the next settling (about once a second): for a reader of
+ * sp->stacks between ticks, such as the live view.  Only from the
+ * sampling loop (a hook). */
+void sampler_settle(struct sampler *sp);
+
 /* Stall percentile P (0..100) in microseconds. */
 double sampler_stall_percentile(const struct sampler_stats *st, double p);
 

@@ -265,6 +265,8 @@ static void on_interval(struct sampler *sp, void *arg)
 		sp->stop = true;
 		return;
 	}
+	/* CPU-time weights: the samples of this interval get theirs now. */
+	sampler_settle(sp);
 	hand_over(t, false);
 }
 
