@@ -647,7 +647,7 @@ static void interrupt_one(struct sampler *sp, struct thread *t, uint64_t since_n
  * that began before that read, never in their first part (where it reads
  * its requests), too often in the rest, and it would be woken out of
  * epoll_wait to stop when it had blocked meanwhile. */
-static void late_picks(struct sampler *sp, int here)
+static void late_picks(struct sampler *sp, int here, bool slept)
 {
 	size_t i;
 
@@ -665,10 +665,12 @@ static void late_picks(struct sampler *sp, int here)
 		 * before, that waits for a CPU, would stop at the end of the
 		 * call it waited in, with the CPU time of its earlier bursts.
 		 * A thread that ran up to the tick was taken off its CPU
-		 * there, which brought its run time up to date.  On ctprof's
-		 * own CPU, the tick was ctprof's waking up: the thread that
-		 * ran then was seen runnable by the first read. */
-		if (cpu == here ? !sp->late[i].was_running
+		 * there, which brought its run time up to date.  So was one
+		 * on ctprof's own CPU, if ctprof slept there until the tick
+		 * (SLEPT).  If it did not, the tick there was ctprof's waking
+		 * up for the first read: the thread that ran then was seen
+		 * runnable by it. */
+		if (cpu == here && !slept ? !sp->late[i].was_running
 				: thread_sched(t) == 0 && t->run_mark == before) {
 			sp->stats.not_run++;
 			continue;
@@ -691,11 +693,12 @@ static void interrupt_picks(struct sampler *sp, uint64_t n, uint64_t t_ns, int h
 {
 	struct kicker *k = &sp->kick;
 	uint64_t t0 = now_ns(), t1, slept0 = sp->stats.part_ns.tick_sleep;
+	bool slept = false;
 	size_t i;
 	int c;
 
 	if (!sp->kicking) {
-		late_picks(sp, here);
+		late_picks(sp, here, false);
 		t1 = now_ns();
 		sp->stats.part_ns.late += t1 - t0;
 		for (i = 0; i < sp->npicks; i++)
@@ -742,6 +745,7 @@ static void interrupt_picks(struct sampler *sp, uint64_t n, uint64_t t_ns, int h
 			;
 		woke_ns = now_ns();
 		sp->stats.part_ns.tick_sleep += woke_ns - s0;
+		slept = true;
 		if (sched_getcpu() != here)
 			here = -2;      /* moved: nothing of the target's is held here */
 	}
@@ -753,7 +757,7 @@ static void interrupt_picks(struct sampler *sp, uint64_t n, uint64_t t_ns, int h
 	}
 	t1 = now_ns();
 	sp->stats.part_ns.holds += t1 - t0 - (sp->stats.part_ns.tick_sleep - slept0);
-	late_picks(sp, here);
+	late_picks(sp, here, slept);
 	t0 = now_ns();
 	sp->stats.part_ns.late += t0 - t1;
 	for (i = 0; i < sp->npicks; i++) {
