@@ -80,11 +80,11 @@ static uint64_t settle(struct sampler *sp, struct thread *t)
 	uint64_t w;
 
 	run_known(t);
-	if (t->run_mark <= t->run_ns || !t->unsettled ||
-	    !stacks_pending(&sp->stacks, t->proc->pid, t->tid))
+	if (t->run_mark <= t->run_ns || !t->unsettled)
 		return 0;
 	w = t->run_mark - t->run_ns;
-	stacks_settle(&sp->stacks, t->proc->pid, t->tid, w);
+	if (!stacks_settle(&sp->stacks, t->proc->pid, t->tid, w))
+		return 0;
 	t->run_ns = t->run_mark;
 	t->unsettled = 0;
 	return w;
@@ -105,7 +105,8 @@ static void settle_all(struct sampler *sp)
 }
 
 /* settle() for thread T at its exit, which may come before its last
- * samples were unwound: those are given their share now. */
+ * samples were unwound: those are given their share now.  Returns
+ * non-zero if T had samples to take its time (even none). */
 static uint64_t settle_exiting(struct sampler *sp, struct thread *t)
 {
 	uint64_t p, ncaps = 0, w, given = 0, i;
@@ -338,11 +339,6 @@ static bool still_waiting(struct sampler *sp, struct thread *t)
 	return false;
 }
 
-static bool in_syscall(const struct capture *c)
-{
-	return regs_in_syscall(&c->regs);
-}
-
 /* --wall: the blocked thread's stack, with its system call as the leaf,
  * is kept to be counted at each tick while it waits there. */
 static void remember_wait(struct sampler *sp, const struct capture *c, const uint64_t *keys,
@@ -468,7 +464,7 @@ static void unwind_captures(struct sampler *sp)
 		st->frames += n;
 		for (j = 0; j < n; j++)
 			sp->pcs[j] = maps_frame_key(&tgt->maps, sp->pcs[j]);
-		if (c->blocked && in_syscall(c)) {
+		if (c->blocked && regs_in_syscall(&c->regs)) {
 			/* The leaf says which call it waits in. */
 			push_leaf(sp, &n, frame_key_syscall((long)c->regs.orig_rax));
 			st->blocked_stops++;
@@ -505,11 +501,6 @@ static void add_pick(struct sampler *sp, struct thread *t, int cpu)
 	sp->npicks++;
 }
 
-/* Choose the threads tick N stops, into sp->picks, and those to read
- * again at the tick, into sp->late; threads blocked in --wall mode are
- * asked to stop at once (no CPU to take from them).  Returns false if
- * one of those was, so that waiting for the stops must not spin: it may
- * wake up on ctprof's CPU. */
 /* Has thread T been seen both blocked and running within the last
  * RECENT_TICKS ticks?  Such a thread runs in bursts: its state before the
  * tick says little of its state at the tick. */
@@ -531,6 +522,11 @@ static bool add_late(struct sampler *sp, struct thread *t, int cpu, bool running
 	return true;
 }
 
+/* Choose the threads tick N stops, into sp->picks, and those to read
+ * again at the tick, into sp->late; threads blocked in --wall mode are
+ * asked to stop at once (no CPU to take from them).  Returns false if
+ * one of those was, so that waiting for the stops must not spin: it may
+ * wake up on ctprof's CPU. */
 static bool choose(struct sampler *sp)
 {
 	struct session *s = sp->session;

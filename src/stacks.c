@@ -98,18 +98,18 @@ uint64_t stacks_pending(const struct stacks *st, pid_t pid, pid_t tid)
 	uint64_t p = 0;
 
 	stacks_for_each(st, s)
-		if (s->pending && (!pid || s->pid == pid) && (tid < 0 || s->tid == tid))
+		if (s->pending && s->pid == pid && s->tid == tid)
 			p += s->pending;
 	return p;
 }
 
-void stacks_settle(struct stacks *st, pid_t pid, pid_t tid, uint64_t ns)
+uint64_t stacks_settle(struct stacks *st, pid_t pid, pid_t tid, uint64_t ns)
 {
 	uint64_t p = stacks_pending(st, pid, tid), acc = 0, given = 0;
 	struct stack *s;
 
 	if (!p)
-		return;
+		return 0;
 	stacks_for_each(st, s) {
 		uint64_t upto;
 
@@ -122,4 +122,5 @@ void stacks_settle(struct stacks *st, pid_t pid, pid_t tid, uint64_t ns)
 		given = upto;
 		s->pending = 0;
 	}
+	return p;
 }

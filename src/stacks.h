@@ -38,13 +38,12 @@ void stacks_add(struct stacks *st, pid_t pid, pid_t tid, const uint64_t *frames,
 		uint64_t count, uint64_t ns);
 /* The same for one sample whose time is given later, by stacks_settle. */
 void stacks_add_pending(struct stacks *st, pid_t pid, pid_t tid, const uint64_t *frames, unsigned n);
-/* The pending samples of thread TID of process PID (all threads if TID
- * is -1; PID 0: of every process): their number. */
+/* The number of pending samples of thread TID of process PID. */
 uint64_t stacks_pending(const struct stacks *st, pid_t pid, pid_t tid);
-/* Give the P pending samples of thread TID of process PID the NS
+/* Give the pending samples of thread TID of process PID the NS
  * nanoseconds they stand for, shared equally (to the nanosecond, the sum
- * is NS). */
-void stacks_settle(struct stacks *st, pid_t pid, pid_t tid, uint64_t ns);
+ * is NS).  Returns their number: if 0, NS was given to none. */
+uint64_t stacks_settle(struct stacks *st, pid_t pid, pid_t tid, uint64_t ns);
 
 #define stacks_for_each(st, s) \
 	for ((s) = (st)->tab; (s) < (st)->tab + (st)->cap; (s)++) if ((s)->frames)
