@@ -46,7 +46,7 @@ struct sampler_stats {
 	/* Where ctprof's time goes, in nanoseconds (see -v): the sampler
 	 * thread's time in each part of a tick, its CPU time in all, and
 	 * the helpers' CPU time.  The parts are wall-clock time of a thread
-	 * that does not sleep in them, but for wait_sleep_ns. */
+	 * that does not sleep in them, but for tick_sleep and wait_sleep. */
 	struct {
 		uint64_t choose, holds, late, interrupt, letgo;
 		uint64_t tick_sleep;             /* until the tick, after the reads */
