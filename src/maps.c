@@ -15,6 +15,9 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+/* The loader maps segments in pages of this size (x86-64). */
+#define PAGE_MASK 0xfffULL
+
 #define DW_EH_PE_udata4 0x03
 #define DW_EH_PE_sdata4 0x0b
 #define DW_EH_PE_pcrel 0x10
@@ -229,22 +232,40 @@ static uint32_t module_intern(struct maps *m, const char *path, unsigned long in
 	return (uint32_t)mt->nmodules++;
 }
 
-/* Load bias of a mapping of MOD that starts at START with file offset PGOFF:
- * the segment holding that offset is loaded at bias + p_vaddr. */
-static uint64_t mapping_bias(const struct module *mod, uint64_t start, uint64_t pgoff)
+/* Load bias of a mapping [START, END) of MOD at file offset PGOFF, from
+ * the segment it maps: that segment is loaded at bias + p_vaddr.  The
+ * loader maps each PT_LOAD from its offset rounded down to a page, so with
+ * segments packed in the file (lld, mold: the text at offset 0x6c0 and
+ * address 0x16c0) one file page starts two mappings.  The one that fits is
+ * the segment whose permissions match and whose pages hold the whole
+ * mapping; GNU ld's page-aligned layouts have one candidate anyway. */
+static uint64_t mapping_bias(const struct module *mod, uint64_t start, uint64_t end,
+			     uint64_t pgoff, bool exec)
 {
+	uint64_t best = start - pgoff;
+	int best_score = -1;
 	unsigned i;
 
-	if (mod && mod->phdr) {
-		for (i = 0; i < mod->phnum; i++) {
-			const Elf64_Phdr *ph = &mod->phdr[i];
-			uint64_t lo = ph->p_offset & ~(uint64_t)(ph->p_align > 1 ? ph->p_align - 1 : 0);
+	if (!mod || !mod->phdr)
+		return best;
+	for (i = 0; i < mod->phnum; i++) {
+		const Elf64_Phdr *ph = &mod->phdr[i];
+		uint64_t bias, lo, hi;
+		int score;
 
-			if (ph->p_type == PT_LOAD && pgoff >= lo && pgoff < ph->p_offset + ph->p_filesz)
-				return start - pgoff - ph->p_vaddr + ph->p_offset;
+		if (ph->p_type != PT_LOAD || pgoff < (ph->p_offset & ~PAGE_MASK) ||
+		    pgoff >= ph->p_offset + ph->p_filesz)
+			continue;
+		bias = start - pgoff - ph->p_vaddr + ph->p_offset;
+		lo = bias + (ph->p_vaddr & ~PAGE_MASK);
+		hi = bias + ((ph->p_vaddr + ph->p_memsz + PAGE_MASK) & ~PAGE_MASK);
+		score = (exec == !!(ph->p_flags & PF_X)) * 2 + (start >= lo && end <= hi);
+		if (score > best_score) {
+			best_score = score;
+			best = bias;
 		}
 	}
-	return start - pgoff;
+	return best;
 }
 
 static bool same_mapping(const struct mapping *a, const struct mapping *b)
@@ -355,7 +376,7 @@ int maps_refresh(struct maps *m)
 			continue;
 		if (mod->exec && !mod->opened)
 			module_open(m, mod);
-		mp->bias = mapping_bias(mod, mp->start, pgoff);
+		mp->bias = mapping_bias(mod, mp->start, mp->end, pgoff, mp->exec);
 		if (mp->exec || !mod->loaded) {
 			mod->bias = mp->bias;
 			mod->loaded = true;
