@@ -7,6 +7,11 @@
  *   innermost DIE, and dwarf_getscopes_die on that DIE gives the whole
  *   chain, each inlined level's DW_AT_call_file/call_line being the line in
  *   the level outside it (as eu-stack -i does).
+ * - dwfl_module_addrdie and dwfl_module_getsrc find a CU only through
+ *   .debug_aranges, which clang and Go do not write: without them every
+ *   address of such a module has no CU.  The CUs' own ranges (DW_AT_low_pc,
+ *   DW_AT_high_pc, DW_AT_ranges) are read once per module instead, as
+ *   binutils' addr2line does, when the aranges give no CU.
  * - Modules are reported one per Dwfl at their ELF addresses (base 0), so a
  *   frame key's offset is a Dwfl address as it is.
  */
@@ -30,11 +35,22 @@ struct fsym {
 	int rank;               /* lower is a better name for an address */
 };
 
+/* One address range of a compilation unit. */
+struct cu_range {
+	uint64_t lo, hi;        /* DWARF addresses [lo, hi) */
+	Dwarf_Die cu;
+};
+
 struct sym_module {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	struct fsym *syms;
 	size_t nsyms;
+	Dwarf *dw;              /* NULL: no DWARF, or not looked for yet */
+	Dwarf_Addr dw_bias;
+	bool ranges_built;
+	struct cu_range *ranges; /* sorted by lo */
+	size_t nranges;
 };
 
 struct cache_ent {
@@ -187,6 +203,97 @@ static struct sym_module *sym_module_get(struct symbolizer *sz, uint32_t id)
 	return sm;
 }
 
+static int cu_range_cmp(const void *a, const void *b)
+{
+	const struct cu_range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* The address ranges of every CU of the module, once. */
+static void build_cu_ranges(struct sym_module *sm)
+{
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie, subdie;
+	uint8_t unit_type;
+	Dwarf_Half version;
+	size_t cap = 0;
+
+	sm->ranges_built = true;
+	sm->dw = dwfl_module_getdwarf(sm->mod, &sm->dw_bias);
+	if (!sm->dw)
+		return;
+	while (dwarf_get_units(sm->dw, cu, &cu, &version, &unit_type, &cudie, &subdie) == 0) {
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t off = 0;
+
+		if (unit_type != DW_UT_compile && unit_type != DW_UT_partial &&
+		    unit_type != DW_UT_skeleton)
+			continue;
+		while ((off = dwarf_ranges(&cudie, off, &base, &lo, &hi)) > 0) {
+			if (hi <= lo)
+				continue;
+			GROW(sm->ranges, cap, sm->nranges + 1);
+			sm->ranges[sm->nranges].lo = lo;
+			sm->ranges[sm->nranges].hi = hi;
+			sm->ranges[sm->nranges].cu = cudie;
+			sm->nranges++;
+		}
+	}
+	if (sm->nranges)
+		qsort(sm->ranges, sm->nranges, sizeof(*sm->ranges), cu_range_cmp);
+}
+
+/* The CU holding ADDR (a Dwfl address), through the aranges if they have
+ * it, else through the CUs' own ranges; *BIAS is what to subtract from ADDR
+ * for a DWARF address. */
+static Dwarf_Die *cu_of(struct sym_module *sm, uint64_t addr, Dwarf_Addr *bias)
+{
+	Dwarf_Die *cu = dwfl_module_addrdie(sm->mod, addr, bias);
+	size_t lo = 0, hi, i;
+
+	if (cu)
+		return cu;
+	if (!sm->ranges_built)
+		build_cu_ranges(sm);
+	if (!sm->nranges || addr < sm->dw_bias)
+		return NULL;
+	*bias = sm->dw_bias;
+	addr -= sm->dw_bias;
+	/* The last range starting at or before ADDR; ranges of different CUs
+	 * do not overlap, but a CU's may nest another's (rare): look back. */
+	hi = sm->nranges;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sm->ranges[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i-- > 0 && lo - i <= 8;)
+		if (addr < sm->ranges[i].hi)
+			return &sm->ranges[i].cu;
+	return NULL;
+}
+
+/* The file DIE is declared in.  dwarf_decl_file (libdw 0.188) takes file
+ * index 0 for "none", as it was before DWARF 5; in DWARF 5 it is the CU's
+ * primary file, where clang declares most functions. */
+static const char *decl_file(Dwarf_Die *die, Dwarf_Files *files)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Half version;
+	Dwarf_Word idx;
+
+	if (!files || dwarf_formudata(dwarf_attr_integrate(die, DW_AT_decl_file, &attr), &idx) != 0)
+		return NULL;
+	if (idx == 0 && (dwarf_cu_info(die->cu, &version, NULL, NULL, NULL, NULL, NULL, NULL) != 0 ||
+			 version < 5))
+		return NULL;
+	return dwarf_filesrc(files, idx, NULL, NULL);
+}
+
 static const char *die_name(Dwarf_Die *die)
 {
 	Dwarf_Attribute attr;
@@ -212,11 +319,9 @@ static struct sym_frame *new_frame(struct symbolizer *sz, uint32_t module)
 }
 
 /* The inline chain at ADDR from DWARF; the number of levels added. */
-static unsigned dwarf_levels(struct symbolizer *sz, struct sym_module *sm, uint32_t id,
+static unsigned dwarf_levels(struct symbolizer *sz, Dwarf_Die *cu, Dwarf_Addr bias, uint32_t id,
 			     uint64_t addr, const char *src_file, int src_line)
 {
-	Dwarf_Addr bias = 0;
-	Dwarf_Die *cu = dwfl_module_addrdie(sm->mod, addr, &bias);
 	Dwarf_Die *scopes = NULL, *chain = NULL;
 	Dwarf_Files *files = NULL;
 	unsigned added = 0;
@@ -248,7 +353,7 @@ static unsigned dwarf_levels(struct symbolizer *sz, struct sym_module *sm, uint3
 			continue;
 		f = new_frame(sz, id);
 		f->function = symbolizer_intern(sz, name ? name : "?");
-		f->file = symbolizer_intern(sz, dwarf_decl_file(&chain[i]));
+		f->file = symbolizer_intern(sz, decl_file(&chain[i], files));
 		if (dwarf_decl_line(&chain[i], &line) == 0)
 			f->line = line;
 		f->src_file = symbolizer_intern(sz, src_file);
@@ -282,11 +387,15 @@ static void symbolize_key(struct symbolizer *sz, uint64_t key)
 	char buf[512];
 
 	if (sm) {
-		Dwfl_Line *l = dwfl_module_getsrc(sm->mod, addr);
+		Dwarf_Addr bias = 0;
+		Dwarf_Die *cu = cu_of(sm, addr, &bias);
+		Dwarf_Line *l = cu ? dwarf_getsrc_die(cu, addr - bias) : NULL;
 
-		if (l)
-			src_file = dwfl_lineinfo(l, NULL, &src_line, NULL, NULL, NULL);
-		added = dwarf_levels(sz, sm, id, addr, src_file, src_line);
+		if (l) {
+			src_file = dwarf_linesrc(l, NULL, NULL);
+			dwarf_lineno(l, &src_line);
+		}
+		added = cu ? dwarf_levels(sz, cu, bias, id, addr, src_file, src_line) : 0;
 		if (added) {
 			/* The out-of-line function's name from the symbol table
 			 * when DWARF gave none. */
@@ -374,6 +483,7 @@ void symbolizer_free(struct symbolizer *sz)
 		if (sm->dwfl)
 			dwfl_end(sm->dwfl);
 		free(sm->syms);
+		free(sm->ranges);
 		free(sm);
 	}
 	free(sz->mods);
