@@ -98,6 +98,9 @@ static void module_parse_elf(struct module *mod)
 				mod->vaddr_lo = ph->p_vaddr;
 			if (ph->p_vaddr + ph->p_memsz > mod->vaddr_hi)
 				mod->vaddr_hi = ph->p_vaddr + ph->p_memsz;
+		} else if (ph->p_type == PT_GNU_RELRO) {
+			mod->relro_vaddr = ph->p_vaddr;
+			mod->relro_memsz = ph->p_memsz;
 		} else if (ph->p_type == PT_GNU_EH_FRAME) {
 			mod->hdr_vaddr = ph->p_vaddr;
 		} else if (ph->p_type == PT_NOTE) {
@@ -232,17 +235,17 @@ static uint32_t module_intern(struct maps *m, const char *path, unsigned long in
 	return (uint32_t)mt->nmodules++;
 }
 
-/* Load bias of a mapping [START, END) of MOD at file offset PGOFF, from
- * the segment it maps: that segment is loaded at bias + p_vaddr.  The
- * loader maps each PT_LOAD from its offset rounded down to a page, so with
- * segments packed in the file (lld, mold: the text at offset 0x6c0 and
- * address 0x16c0) one file page starts two mappings.  The one that fits is
- * the segment whose permissions match and whose pages hold the whole
- * mapping; GNU ld's page-aligned layouts have one candidate anyway. */
-static uint64_t mapping_bias(const struct module *mod, uint64_t start, uint64_t end,
-			     uint64_t pgoff, bool exec)
+/* Load bias of mapping MP of MOD at file offset PGOFF, from the segment it
+ * maps: that segment is loaded at bias + p_vaddr.  The loader maps each
+ * PT_LOAD from its offset rounded down to a page, so with segments packed
+ * in the file (lld, mold: the text at offset 0x6c0 and address 0x16c0) one
+ * file page starts two or three mappings, and every segment holding the
+ * offset gives a bias that looks right.  The mapping's permissions are the
+ * segment's, but for the RELRO pages the loader made read-only, and its
+ * pages are the segment's; that settles it. */
+static uint64_t mapping_bias(const struct module *mod, const struct mapping *mp, uint64_t pgoff)
 {
-	uint64_t best = start - pgoff;
+	uint64_t best = mp->start - pgoff;
 	int best_score = -1;
 	unsigned i;
 
@@ -250,16 +253,22 @@ static uint64_t mapping_bias(const struct module *mod, uint64_t start, uint64_t 
 		return best;
 	for (i = 0; i < mod->phnum; i++) {
 		const Elf64_Phdr *ph = &mod->phdr[i];
-		uint64_t bias, lo, hi;
+		uint64_t bias, lo, hi, relro_lo, relro_hi;
+		bool write;
 		int score;
 
 		if (ph->p_type != PT_LOAD || pgoff < (ph->p_offset & ~PAGE_MASK) ||
 		    pgoff >= ph->p_offset + ph->p_filesz)
 			continue;
-		bias = start - pgoff - ph->p_vaddr + ph->p_offset;
+		bias = mp->start - pgoff - ph->p_vaddr + ph->p_offset;
 		lo = bias + (ph->p_vaddr & ~PAGE_MASK);
 		hi = bias + ((ph->p_vaddr + ph->p_memsz + PAGE_MASK) & ~PAGE_MASK);
-		score = (exec == !!(ph->p_flags & PF_X)) * 2 + (start >= lo && end <= hi);
+		/* The loader makes the RELRO pages read-only, rounded down. */
+		relro_lo = bias + (mod->relro_vaddr & ~PAGE_MASK);
+		relro_hi = bias + ((mod->relro_vaddr + mod->relro_memsz) & ~PAGE_MASK);
+		write = (ph->p_flags & PF_W) && !(mp->start >= relro_lo && mp->end <= relro_hi);
+		score = (mp->exec == !!(ph->p_flags & PF_X)) * 4 + (mp->write == write) * 2 +
+			(mp->start >= lo && mp->end <= hi);
 		if (score > best_score) {
 			best_score = score;
 			best = bias;
@@ -341,6 +350,7 @@ int maps_refresh(struct maps *m)
 		mp->start = start;
 		mp->end = end;
 		mp->exec = perms[2] == 'x';
+		mp->write = perms[1] == 'w';
 		mp->module = 0;
 		mp->bias = 0;
 		if (!strcmp(name, "[vdso]")) {
@@ -376,7 +386,7 @@ int maps_refresh(struct maps *m)
 			continue;
 		if (mod->exec && !mod->opened)
 			module_open(m, mod);
-		mp->bias = mapping_bias(mod, mp->start, mp->end, pgoff, mp->exec);
+		mp->bias = mapping_bias(mod, mp, pgoff);
 		if (mp->exec || !mod->loaded) {
 			mod->bias = mp->bias;
 			mod->loaded = true;

@@ -34,6 +34,7 @@ struct module {
 	unsigned phnum;
 	uint16_t e_type;                /* ET_EXEC or ET_DYN */
 	uint64_t vaddr_lo, vaddr_hi;    /* extent of the PT_LOAD segments */
+	uint64_t relro_vaddr, relro_memsz; /* PT_GNU_RELRO, or 0 */
 	bool has_table;                 /* .eh_frame_hdr with a binary search table */
 	uint64_t hdr_vaddr;             /* ELF address of .eh_frame_hdr */
 	uint64_t fde_count;
@@ -47,7 +48,7 @@ struct mapping {
 	uint64_t start, end;            /* runtime addresses [start, end) */
 	uint64_t bias;                  /* runtime address - ELF vaddr */
 	uint32_t module;                /* 0: anonymous memory */
-	bool exec;
+	bool exec, write;
 };
 
 /* The modules, shared by the processes of a run (--follow-forks): a forked
