@@ -318,6 +318,47 @@ static struct sym_frame *new_frame(struct symbolizer *sz, uint32_t module)
 	return f;
 }
 
+#define MAX_LEVELS 64
+
+/* The function at PC under PARENT and the levels inlined in it at PC,
+ * outermost first in PATH from index DEPTH on; the new depth, or DEPTH when
+ * none.  dwarf_getscopes (libdw 0.188) does not look into types, and rustc
+ * puts a method's DIE in its struct's: such functions are found here. */
+static int find_function(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *path, int depth)
+{
+	Dwarf_Die child;
+	int found;
+
+	if (depth >= MAX_LEVELS || dwarf_child(parent, &child) != 0)
+		return depth;
+	do {
+		switch (dwarf_tag(&child)) {
+		case DW_TAG_subprogram:
+		case DW_TAG_inlined_subroutine:
+			if (dwarf_haspc(&child, pc) <= 0)
+				break;
+			path[depth] = child;
+			return find_function(&child, pc, path, depth + 1);
+		case DW_TAG_lexical_block:
+			if (dwarf_haspc(&child, pc) <= 0)
+				break;
+			return find_function(&child, pc, path, depth);
+		case DW_TAG_namespace:
+		case DW_TAG_module:
+		case DW_TAG_structure_type:
+		case DW_TAG_class_type:
+		case DW_TAG_union_type:
+		case DW_TAG_interface_type:
+		case DW_TAG_enumeration_type:
+			found = find_function(&child, pc, path, depth);
+			if (found > depth)
+				return found;
+			break;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return depth;
+}
+
 /* The inline chain at ADDR from DWARF; the number of levels added. */
 static unsigned dwarf_levels(struct symbolizer *sz, Dwarf_Die *cu, Dwarf_Addr bias, uint32_t id,
 			     uint64_t addr, const char *src_file, int src_line)
@@ -336,11 +377,22 @@ static unsigned dwarf_levels(struct symbolizer *sz, Dwarf_Die *cu, Dwarf_Addr bi
 		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
 			break;
 	}
-	if (i >= n) {
-		free(scopes);
-		return 0;
+	if (i < n) {
+		nchain = dwarf_getscopes_die(&scopes[i], &chain);
+	} else {
+		Dwarf_Die path[MAX_LEVELS];
+		int depth = find_function(cu, addr - bias, path, 0);
+
+		if (depth <= 0) {
+			free(scopes);
+			return 0;
+		}
+		/* Innermost first, as dwarf_getscopes_die gives them. */
+		chain = xmalloc(depth * sizeof(*chain));
+		for (i = 0; i < depth; i++)
+			chain[i] = path[depth - 1 - i];
+		nchain = depth;
 	}
-	nchain = dwarf_getscopes_die(&scopes[i], &chain);
 	dwarf_getsrcfiles(cu, &files, NULL);
 	for (i = 0; i < nchain; i++) {
 		int tag = dwarf_tag(&chain[i]), line = 0;
