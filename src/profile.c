@@ -3,6 +3,7 @@
 #include "syscalls.h"
 #include "util.h"
 
+#include <libiberty/demangle.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -512,9 +513,10 @@ void profile_keep_thread(struct profile *p, pid_t tid)
 	p->nsamples = n;
 }
 
-/* From libstdc++ (the C++ ABI); NULL if NAME is not a mangled name. */
-extern char *__cxa_demangle(const char *name, char *buf, size_t *len, int *status);
-
+/* C++ (_Z) and Rust (legacy _ZN..17h<hash>E, and v0 _R) names, by
+ * libiberty's demangler as binutils uses it: Rust first, since legacy Rust
+ * names are also valid C++ ones, and without DMGL_VERBOSE Rust's hash is
+ * dropped.  Other names (C, Go) are left as they are. */
 void profile_demangle(struct profile *p)
 {
 	size_t i;
@@ -522,12 +524,11 @@ void profile_demangle(struct profile *p)
 	for (i = 0; i < p->nfuncs; i++) {
 		struct pfunc *f = &p->funcs[i];
 		char *d;
-		int status = 0;
 
-		if (strncmp(f->system_name, "_Z", 2))
+		if (strncmp(f->system_name, "_Z", 2) && strncmp(f->system_name, "_R", 2))
 			continue;
-		d = __cxa_demangle(f->system_name, NULL, NULL, &status);
-		if (d && status == 0)
+		d = cplus_demangle(f->system_name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+		if (d)
 			f->name = strpool_intern(&p->strings, d);
 		free(d);
 	}
