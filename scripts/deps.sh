@@ -5,7 +5,8 @@
 set -eu
 
 pkgs="gcc libc6-dev meson ninja-build pkg-config libdw-dev libelf-dev libunwind-dev
-      libprotobuf-c-dev protobuf-c-compiler zlib1g-dev golang-github-google-pprof-dev"
+      libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libiberty-dev
+      golang-github-google-pprof-dev"
 case "${1:-}" in
 --test)
 	pkgs="$pkgs strace procps util-linux bsdutils protobuf-compiler libxml2-utils chromium

@@ -50,7 +50,7 @@ static void usage(FILE *f)
 "      --tid=TID            only the samples of thread TID\n"
 "      --no-thread          no thread frame at the root of folded stacks and\n"
 "                           flame graphs\n"
-"      --no-demangle        keep C++ names as the linker sees them\n"
+"      --no-demangle        keep C++ and Rust names as the linker sees them\n"
 "  -v, --verbose            add the profiler's own statistics to the report\n"
 "Text report:\n"
 "      --top=N              show the N first rows only\n"
