@@ -219,22 +219,61 @@ struct builder {
 	struct profile *p;
 	struct symbolizer *sz;
 	const struct maps *maps;
-	uint32_t *map_of_module;        /* module id -> 1-based mapping, 0: not yet */
+	uint32_t *map_module;           /* module id of each mapping */
+	size_t map_module_cap;
 	struct { uint64_t key; uint32_t loc; bool used; } *locs;
 	size_t locs_cap, nlocs;
 };
 
-static uint32_t builder_mapping(struct builder *b, uint32_t module)
+/* The executable PT_LOAD of MOD holding VADDR, or its first one. */
+static const Elf64_Phdr *exec_segment(const struct module *mod, uint64_t vaddr)
+{
+	const Elf64_Phdr *first = NULL;
+	unsigned i;
+
+	for (i = 0; i < mod->phnum; i++) {
+		const Elf64_Phdr *ph = &mod->phdr[i];
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		if (vaddr >= ph->p_vaddr && vaddr - ph->p_vaddr < ph->p_memsz)
+			return ph;
+		if (!first)
+			first = ph;
+	}
+	return first;
+}
+
+/* The 1-based mapping of the code of MODULE at ELF address VADDR.  A
+ * mapping is an executable segment as the loader maps it (whole pages,
+ * the file offset of its first), as /proc/PID/maps shows it and as perf
+ * writes it: pprof finds the segment by that offset and the load bias from
+ * it, which a mapping of the whole module at offset 0 gets wrong when
+ * segments' addresses and offsets differ (lld, mold). */
+static uint32_t builder_mapping(struct builder *b, uint32_t module, uint64_t vaddr)
 {
 	const struct module *mod = maps_module(b->maps, module);
+	const Elf64_Phdr *ph = mod && mod->phdr ? exec_segment(mod, vaddr) : NULL;
+	uint64_t start = 0, limit = 0, offset = 0;
 	struct pmap *pm;
 	char id[256];
+	size_t i;
 
 	if (!mod)
 		return 0;
-	if (b->map_of_module[module])
-		return b->map_of_module[module];
+	if (ph) {
+		uint64_t bias = mod->loaded ? mod->bias : 0;
+
+		start = bias + (ph->p_vaddr & ~0xfffULL);
+		limit = bias + ((ph->p_vaddr + ph->p_memsz + 0xfff) & ~0xfffULL);
+		offset = ph->p_offset & ~0xfffULL;
+	}
+	for (i = 0; i < b->p->nmaps; i++)
+		if (b->map_module[i] == module && b->p->maps[i].start == start)
+			return (uint32_t)i + 1;
 	GROW(b->p->maps, b->p->maps_cap, b->p->nmaps + 1);
+	GROW(b->map_module, b->map_module_cap, b->p->nmaps + 1);
+	b->map_module[b->p->nmaps] = module;
 	pm = &b->p->maps[b->p->nmaps++];
 	memset(pm, 0, sizeof(*pm));
 	pm->file = strpool_intern(&b->p->strings, mod->path);
@@ -243,12 +282,9 @@ static uint32_t builder_mapping(struct builder *b, uint32_t module)
 		hex(id, mod->build_id, mod->build_id_len);
 		pm->build_id = strpool_intern(&b->p->strings, id);
 	}
-	if (mod->phdr) {
-		pm->start = mod->bias + mod->vaddr_lo;
-		pm->limit = mod->bias + mod->vaddr_hi;
-		pm->offset = 0;
-	}
-	b->map_of_module[module] = (uint32_t)b->p->nmaps;
+	pm->start = start;
+	pm->limit = limit;
+	pm->offset = offset;
 	return (uint32_t)b->p->nmaps;
 }
 
@@ -311,7 +347,7 @@ static uint32_t builder_loc(struct builder *b, uint64_t key)
 		p->nlines++;
 		goto added;
 	}
-	mapping = builder_mapping(b, module);
+	mapping = builder_mapping(b, module, frame_key_offset(key));
 	n = symbolizer_lookup(b->sz, key, &lv);
 	GROW(p->locs, p->locs_cap, p->nlocs + 1);
 	loc = &p->locs[p->nlocs];
@@ -341,7 +377,6 @@ void profile_from_stacks(struct profile *p, const struct stacks *st,
 	struct builder b = { .p = p, .sz = sz, .maps = maps };
 	const struct stack *s;
 
-	b.map_of_module = xcalloc(maps->mt->nmodules + 1, sizeof(*b.map_of_module));
 	stacks_for_each(st, s) {
 		struct psample *ps;
 		uint32_t i;
@@ -359,7 +394,7 @@ void profile_from_stacks(struct profile *p, const struct stacks *st,
 			p->sample_locs[p->nsample_locs++] = builder_loc(&b, s->frames[i]);
 		p->total += s->count;
 	}
-	free(b.map_of_module);
+	free(b.map_module);
 	free(b.locs);
 }
 
