@@ -125,7 +125,7 @@ int main(int argc, char **argv)
 	struct sampler sp;
 	struct profile prof;
 	struct symbolizer *sz;
-	struct run_info ri;
+	struct run_info ri = { 0 };
 	struct top *top = NULL;
 	FILE *outs[ARRAY_SIZE(o.outputs)];
 	int code, fail, ret, live_ret;
@@ -203,6 +203,7 @@ int main(int argc, char **argv)
 		profile_set_process(&prof, s.procs[i]->pid, s.procs[i]->comm);
 	for (size_t i = 0; i < sp.nnames; i++)
 		profile_set_thread(&prof, sp.names[i].tid, sp.names[i].name);
+	ri.anon_unnamed = symbolizer_anon_unnamed(sz, &ri.perf_map);
 	symbolizer_free(sz);
 	profile_demangle(&prof);
 	if (o.tid)

@@ -68,6 +68,10 @@ struct maps {
 	                                 * address space: pid, unless its leader
 	                                 * has exited (pthread_exit) */
 	struct modtab *mt;
+	int root_fd;                    /* the target's root directory (O_PATH),
+	                                 * kept for its perf map once it exited;
+	                                 * -1 if unknown */
+	pid_t ns_pid;                   /* pid in its own namespace (NSpid) */
 	struct mapping *map;            /* sorted by start */
 	size_t nmap, mapcap;
 	struct mapping *retired;        /* the array before the last reread */

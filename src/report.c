@@ -85,9 +85,9 @@ static void verbose_lines(FILE *f, const struct run_info *ri)
 			(double)p->wait_sleep / d,
 			(double)p->helpers_cpu / d);
 	}
-	fprintf(f, "profiler: unwind (%s): mean %.1f us per sample, mean %.1f frames; %" PRIu64 " complete, %" PRIu64 " truncated, %" PRIu64 " failed\n",
+	fprintf(f, "profiler: unwind (%s): mean %.1f us per sample, mean %.1f frames; %" PRIu64 " complete, %" PRIu64 " truncated, %" PRIu64 " failed; %" PRIu64 " frames stepped by frame pointer (code without CFI)\n",
 		ri->unwinder, (double)st->unwind_ns / 1e3 / (double)ns, (double)st->frames / (double)ns,
-		st->unwind_complete, st->unwind_truncated, st->unwind_failed);
+		st->unwind_complete, st->unwind_truncated, st->unwind_failed, st->fp_frames);
 	{
 		struct rusage ru;
 
@@ -298,6 +298,11 @@ int report_write(FILE *f, const struct profile *p, const struct run_info *ri,
 	if (ri) {
 		report_lost_line(ri, lost, sizeof(lost));
 		fprintf(f, "%s\n", lost);
+		/* JIT code is named only from the map its runtime writes. */
+		if (ri->anon_unnamed && !ri->perf_map)
+			fprintf(f, "note: %" PRIu64 " %s in anonymous executable memory (JIT code) %s no name: /tmp/perf-%d.map does not exist; node writes it with --perf-basic-prof, Java with -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit\n",
+				ri->anon_unnamed, plural(ri->anon_unnamed, "address", "addresses"),
+				plural(ri->anon_unnamed, "has", "have"), (int)p->pid);
 		if (ri->verbose)
 			verbose_lines(f, ri);
 	} else if (p->footer) {

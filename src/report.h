@@ -21,6 +21,8 @@ struct run_info {
 	int fds_after;                  /* ctprof's open fds after detaching */
 	size_t distinct_stacks;
 	bool wall;                      /* --wall */
+	uint64_t anon_unnamed;          /* JIT code addresses with no name */
+	bool perf_map;                  /* the target's perf map was found */
 };
 
 /* The line that says what was lost in the run, into BUF. */

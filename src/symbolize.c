@@ -23,10 +23,12 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct fsym {
@@ -53,6 +55,13 @@ struct sym_module {
 	size_t nranges;
 };
 
+/* One line of a perf map: code a JIT compiler wrote at [start, start+size). */
+struct jit_sym {
+	uint64_t start, size;
+	const char *name;       /* interned */
+	uint32_t seq;           /* line number: a later line wins */
+};
+
 struct cache_ent {
 	uint64_t key;
 	uint32_t first, n;
@@ -68,6 +77,12 @@ struct symbolizer {
 	struct sym_frame *frames;
 	size_t nframes, frames_cap;
 	struct strpool strings;
+	/* The target's perf map, /tmp/perf-PID.map in its own root. */
+	int jit_fd;             /* -2: not opened yet; -1: there is none */
+	uint64_t jit_read;      /* bytes parsed so far */
+	struct jit_sym *jit;    /* sorted by start, then seq */
+	size_t njit, jit_cap;
+	uint64_t anon_unnamed;  /* distinct code addresses left without a name */
 };
 
 static char *debuginfo_path;
@@ -88,6 +103,7 @@ struct symbolizer *symbolizer_new(struct maps *maps)
 	struct symbolizer *sz = xcalloc(1, sizeof(*sz));
 
 	sz->maps = maps;
+	sz->jit_fd = -2;
 	strpool_init(&sz->strings);
 	return sz;
 }
@@ -426,6 +442,111 @@ static unsigned dwarf_levels(struct symbolizer *sz, Dwarf_Die *cu, Dwarf_Addr bi
 	return added;
 }
 
+static int jit_cmp(const void *a, const void *b)
+{
+	const struct jit_sym *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Parse the perf map's lines written since the last read: "START SIZE
+ * NAME", START and SIZE in hex with or without 0x, as perf reads them.
+ * A JIT appends as it compiles; a half-written last line waits for the
+ * next read.  False if nothing new was read. */
+static bool jit_read(struct symbolizer *sz)
+{
+	struct stat st;
+	char *buf, *line, *next;
+	size_t len, used = 0;
+	ssize_t got;
+
+	if (sz->jit_fd == -2) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "tmp/perf-%d.map", (int)sz->maps->ns_pid);
+		sz->jit_fd = sz->maps->root_fd > 0 ? openat(sz->maps->root_fd, path, O_RDONLY | O_CLOEXEC)
+						  : -1;
+		if (sz->jit_fd < 0) {
+			/* The target's root is gone with it: its /tmp is then
+			 * ours, unless it ran in a container. */
+			snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)sz->maps->pid);
+			sz->jit_fd = sz->maps->pid > 0 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+		}
+	}
+	if (sz->jit_fd < 0 || fstat(sz->jit_fd, &st) < 0 || (uint64_t)st.st_size <= sz->jit_read)
+		return false;
+	len = (size_t)((uint64_t)st.st_size - sz->jit_read);
+	buf = xmalloc(len + 1);
+	got = pread(sz->jit_fd, buf, len, (off_t)sz->jit_read);
+	if (got <= 0) {
+		free(buf);
+		return false;
+	}
+	buf[got] = '\0';
+	for (line = buf; (next = strchr(line, '\n')); line = next + 1) {
+		unsigned long long start, size;
+		int name_at = 0;
+
+		*next = '\0';
+		used = (size_t)(next + 1 - buf);
+		if (sscanf(line, "%llx %llx %n", &start, &size, &name_at) < 2 || !name_at ||
+		    !line[name_at])
+			continue;
+		GROW(sz->jit, sz->jit_cap, sz->njit + 1);
+		sz->jit[sz->njit].start = start;
+		sz->jit[sz->njit].size = size;
+		sz->jit[sz->njit].name = symbolizer_intern(sz, line + name_at);
+		sz->jit[sz->njit].seq = (uint32_t)sz->njit;
+		sz->njit++;
+	}
+	free(buf);
+	sz->jit_read += used;
+	qsort(sz->jit, sz->njit, sizeof(*sz->jit), jit_cmp);
+	return used > 0;
+}
+
+/* The name the perf map gives ADDR: of the lines covering it, the last
+ * written (code is freed and its addresses reused); NULL if none. */
+static const char *jit_lookup(struct symbolizer *sz, uint64_t addr)
+{
+	const struct jit_sym *best = NULL;
+	size_t lo = 0, hi = sz->njit, i;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sz->jit[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Overlaps are rare (reused code space): look back a little. */
+	for (i = lo; i-- > 0 && lo - i <= 64;)
+		if (addr - sz->jit[i].start < sz->jit[i].size && (!best || sz->jit[i].seq > best->seq))
+			best = &sz->jit[i];
+	return best ? best->name : NULL;
+}
+
+static const char *jit_name(struct symbolizer *sz, uint64_t addr)
+{
+	const char *name;
+
+	if (sz->jit_fd == -2)
+		jit_read(sz);
+	name = jit_lookup(sz, addr);
+	if (!name && jit_read(sz))
+		name = jit_lookup(sz, addr);
+	return name;
+}
+
+uint64_t symbolizer_anon_unnamed(const struct symbolizer *sz, bool *have_map)
+{
+	*have_map = sz->jit_fd >= 0;
+	return sz->anon_unnamed;
+}
+
 static void symbolize_key(struct symbolizer *sz, uint64_t key)
 {
 	uint32_t id = frame_key_module(key);
@@ -471,6 +592,16 @@ static void symbolize_key(struct symbolizer *sz, uint64_t key)
 			f->function = s->name;
 			return;
 		}
+	}
+	if (!id) {
+		const char *name = jit_name(sz, addr);
+
+		if (name) {
+			f->function = name;
+			return;
+		}
+		if (maps_is_code(sz->maps, addr))
+			sz->anon_unnamed++;
 	}
 	if (mod)
 		snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, mod->name, addr);
@@ -538,6 +669,9 @@ void symbolizer_free(struct symbolizer *sz)
 		free(sm->ranges);
 		free(sm);
 	}
+	if (sz->jit_fd >= 0)
+		close(sz->jit_fd);
+	free(sz->jit);
 	free(sz->mods);
 	strpool_release(&sz->strings);
 	free(sz->cache);

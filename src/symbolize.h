@@ -10,6 +10,7 @@
 
 #include "maps.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* One function level at an address.  An address inside inlined code has
@@ -35,6 +36,11 @@ void symbolizer_free(struct symbolizer *sz);
  * *OUT at them; owned by the symbolizer and valid until the next lookup
  * (the strings they point to live until symbolizer_free()). */
 unsigned symbolizer_lookup(struct symbolizer *sz, uint64_t key, const struct sym_frame **out);
+
+/* The distinct addresses in anonymous executable memory (JIT code) that
+ * were looked up and found no name; *HAVE_MAP says whether the target's
+ * perf map (/tmp/perf-PID.map) was there to look in. */
+uint64_t symbolizer_anon_unnamed(const struct symbolizer *sz, bool *have_map);
 
 /* Intern S: the same pointer for equal strings, until symbolizer_free(). */
 const char *symbolizer_intern(struct symbolizer *sz, const char *s);
