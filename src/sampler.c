@@ -446,14 +446,15 @@ static void unwind_captures(struct sampler *sp)
 		struct target *tgt = c->target;
 		uint64_t t0 = now_ns(), t1, us = c->stall_ns / 1000;
 		enum unwind_result res;
-		unsigned n = 0, j;
+		unsigned n = 0, j, fp = 0;
 
 		st->samples++;
 		st->stall_ns += c->stall_ns;
 		st->stall_hist[us < STALL_BUCKETS ? us : STALL_BUCKETS - 1]++;
 
-		res = sp->unwinder->walk(tgt->unwind_state, c, sp->pcs, sp->max_frames, &n);
+		res = sp->unwinder->walk(tgt->unwind_state, c, sp->pcs, sp->max_frames, &n, &fp);
 		t1 = now_ns();
+		st->fp_frames += fp;
 		st->unwind_ns += t1 - t0;
 		if (res == UNWIND_COMPLETE)
 			st->unwind_complete++;

@@ -42,6 +42,7 @@ struct sampler_stats {
 	                                 * while they were profiled */
 	uint64_t unwind_complete, unwind_truncated, unwind_failed;
 	uint64_t frames;                /* sum of frames over samples */
+	uint64_t fp_frames;             /* of which stepped by frame pointer */
 	uint64_t unwind_ns;             /* time spent unwinding */
 	/* Where ctprof's time goes, in nanoseconds (see -v): the sampler
 	 * thread's time in each part of a tick, its CPU time in all, and

@@ -232,12 +232,15 @@ static int ld_frame(Dwfl_Frame *frame, void *arg)
 }
 
 static enum unwind_result ld_walk(void *state, const struct capture *c,
-				  uint64_t *pcs, unsigned max, unsigned *n_out)
+				  uint64_t *pcs, unsigned max, unsigned *n_out, unsigned *fp)
 {
 	struct ld_state *st = state;
 	enum unwind_result res;
 	int ret = -1, tries;
 
+	/* libdwfl steps by frame pointer where it has no CFI, and does not
+	 * say when. */
+	*fp = 0;
 	for (tries = 0; tries < 2; tries++) {
 		/* The leaf may be in code loaded since the maps were read. */
 		maps_find_refresh(st->maps, c->regs.rip);

@@ -63,6 +63,7 @@ struct lu_state {
 	unw_addr_space_t as;
 	struct maps *maps;
 	const struct capture *cap;      /* the capture being unwound */
+	struct user_regs_struct regs;   /* the registers the cursor starts from */
 	bool beyond_snapshot;           /* a read fell above the stack copy */
 };
 
@@ -125,7 +126,7 @@ static int lu_access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val,
 static int lu_access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *val,
 			 int write, void *arg)
 {
-	const struct user_regs_struct *r = &((struct lu_state *)arg)->cap->regs;
+	const struct user_regs_struct *r = &((struct lu_state *)arg)->regs;
 
 	if (write)
 		return -UNW_EREADONLYREG;
@@ -218,8 +219,39 @@ static void lu_flush(void *state)
 	unw_flush_cache(st->as, 0, 0);
 }
 
+static bool in_anon_code(struct maps *maps, uint64_t ip)
+{
+	const struct mapping *mp = maps_find_refresh(maps, ip);
+
+	return mp && mp->exec && !mp->module;
+}
+
+/* One step by frame pointer out of code with no CFI (a JIT's), as the
+ * x86-64 frame record lays it: [rbp] the caller's rbp, [rbp+8] the return
+ * address, the caller's rsp rbp+16.  Only from the stack copy, only
+ * outward, only to code; the cursor then starts again from the caller's
+ * frame (its other callee-saved registers are the leaf's: a JIT frame
+ * keeps none that its caller's CFI needs, or it would have CFI). */
+static bool fp_step(struct lu_state *st, unw_cursor_t *cursor, unw_word_t sp)
+{
+	const struct capture *c = st->cap;
+	unw_word_t rbp;
+	uint64_t frame[2];
+
+	if (unw_get_reg(cursor, UNW_X86_64_RBP, &rbp) < 0 || rbp < sp || rbp < c->sp ||
+	    c->stack_len < sizeof(frame) || rbp - c->sp > c->stack_len - sizeof(frame))
+		return false;
+	memcpy(frame, c->stack + (rbp - c->sp), sizeof(frame));
+	if (!maps_is_code(st->maps, frame[1]) || (frame[0] && frame[0] <= rbp))
+		return false;
+	st->regs.rip = frame[1];
+	st->regs.rsp = rbp + 16;
+	st->regs.rbp = frame[0];
+	return unw_init_remote(cursor, st->as, st) >= 0;
+}
+
 static enum unwind_result lu_walk(void *state, const struct capture *c,
-				  uint64_t *pcs, unsigned max, unsigned *n_out)
+				  uint64_t *pcs, unsigned max, unsigned *n_out, unsigned *fp)
 {
 	struct lu_state *st = state;
 	enum unwind_result res = UNWIND_FAILED;
@@ -228,7 +260,9 @@ static enum unwind_result lu_walk(void *state, const struct capture *c,
 	unsigned n = 0;
 
 	st->cap = c;
+	st->regs = c->regs;
 	st->beyond_snapshot = false;
+	*fp = 0;
 	in_unwind = true;
 	if (unw_init_remote(&cursor, st->as, st) < 0) {
 		pcs[n++] = c->regs.rip;
@@ -263,6 +297,15 @@ static enum unwind_result lu_walk(void *state, const struct capture *c,
 		if (n >= max) {
 			res = UNWIND_TRUNCATED;
 			break;
+		}
+		/* Code outside any file (a JIT's) has no CFI: libunwind
+		 * would guess by frame pointer unchecked. */
+		if (in_anon_code(st->maps, ip)) {
+			if (!fp_step(st, &cursor, sp))
+				break;
+			++*fp;
+			exact = false;
+			continue;
 		}
 		ret = unw_step(&cursor);
 		if (ret == 0) {

@@ -26,9 +26,11 @@ struct unwinder_ops {
 	/* Unwind C into at most MAX addresses, innermost first, stored in PCS
 	 * with their count in *N.  PCS[0] is the exact PC; later entries are
 	 * call sites (return address - 1), except right after a signal frame
-	 * where the interrupted PC is exact.  *N >= 1 whatever the result. */
+	 * where the interrupted PC is exact.  *N >= 1 whatever the result.
+	 * *FP is the number of frames stepped by frame pointer (code with
+	 * no CFI: JIT code). */
 	enum unwind_result (*walk)(void *state, const struct capture *c,
-				   uint64_t *pcs, unsigned max, unsigned *n);
+				   uint64_t *pcs, unsigned max, unsigned *n, unsigned *fp);
 };
 
 extern const struct unwinder_ops unwinder_libunwind;
