@@ -422,8 +422,20 @@ static unsigned dwarf_levels(struct symbolizer *sz, Dwarf_Die *cu, Dwarf_Addr bi
 		f = new_frame(sz, id);
 		f->function = symbolizer_intern(sz, name ? name : "?");
 		f->file = symbolizer_intern(sz, decl_file(&chain[i], files));
-		if (dwarf_decl_line(&chain[i], &line) == 0)
+		if (dwarf_decl_line(&chain[i], &line) == 0) {
 			f->line = line;
+		} else if (tag == DW_TAG_subprogram) {
+			/* Go writes no DW_AT_decl_line: the line of the
+			 * function's entry then, as pprof shows it. */
+			Dwarf_Addr entry;
+			Dwarf_Line *l = dwarf_lowpc(&chain[i], &entry) == 0 ? dwarf_getsrc_die(cu, entry) : NULL;
+
+			if (l && dwarf_lineno(l, &line) == 0) {
+				f->line = line;
+				if (!f->file)
+					f->file = symbolizer_intern(sz, dwarf_linesrc(l, NULL, NULL));
+			}
+		}
 		f->src_file = symbolizer_intern(sz, src_file);
 		f->src_line = src_line;
 		added++;
