@@ -10,7 +10,8 @@ pkgs="gcc libc6-dev meson ninja-build pkg-config libdw-dev libelf-dev libunwind-
 case "${1:-}" in
 --test)
 	pkgs="$pkgs strace procps util-linux bsdutils protobuf-compiler libxml2-utils chromium
-	      golang-1.19-go redis-server redis-tools tmux" ;;
+	      golang-1.19-go redis-server redis-tools tmux
+	      clang lld rustc binutils" ;;
 --bench)
 	# perf beside ctprof, and the real programs of part 7.
 	pkgs="$pkgs linux-perf python3 redis-server redis-tools sqlite3" ;;
