@@ -375,6 +375,15 @@ static int find_function(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *path, int 
 	return depth;
 }
 
+/* Where DIE's code starts: DW_AT_entry_pc or DW_AT_low_pc, else the
+ * start of its first range (code inlined in several pieces). */
+static bool die_entry(Dwarf_Die *die, Dwarf_Addr *entry)
+{
+	Dwarf_Addr base, end;
+
+	return dwarf_entrypc(die, entry) == 0 || dwarf_ranges(die, 0, &base, entry, &end) > 0;
+}
+
 /* The inline chain at ADDR from DWARF; the number of levels added. */
 static unsigned dwarf_levels(struct symbolizer *sz, Dwarf_Die *cu, Dwarf_Addr bias, uint32_t id,
 			     uint64_t addr, const char *src_file, int src_line)
@@ -424,11 +433,13 @@ static unsigned dwarf_levels(struct symbolizer *sz, Dwarf_Die *cu, Dwarf_Addr bi
 		f->file = symbolizer_intern(sz, decl_file(&chain[i], files));
 		if (dwarf_decl_line(&chain[i], &line) == 0) {
 			f->line = line;
-		} else if (tag == DW_TAG_subprogram) {
-			/* Go writes no DW_AT_decl_line: the line of the
-			 * function's entry then, as pprof shows it. */
+		} else {
+			/* Go writes no DW_AT_decl_line: the line where this
+			 * level's code starts then, out of line as pprof shows
+			 * it, or where it was inlined (Go has functions that
+			 * exist inlined only). */
 			Dwarf_Addr entry;
-			Dwarf_Line *l = dwarf_lowpc(&chain[i], &entry) == 0 ? dwarf_getsrc_die(cu, entry) : NULL;
+			Dwarf_Line *l = die_entry(&chain[i], &entry) ? dwarf_getsrc_die(cu, entry) : NULL;
 
 			if (l && dwarf_lineno(l, &line) == 0) {
 				f->line = line;
@@ -612,8 +623,10 @@ static void symbolize_key(struct symbolizer *sz, uint64_t key)
 			f->function = name;
 			return;
 		}
-		if (maps_is_code(sz->maps, addr))
-			sz->anon_unnamed++;
+		/* Every such key is code: a leaf's PC, or a return address
+		 * the unwinder found in executable memory.  Asking the maps
+		 * now would miss code unmapped since (node at exit). */
+		sz->anon_unnamed++;
 	}
 	if (mod)
 		snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, mod->name, addr);
