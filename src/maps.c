@@ -411,45 +411,19 @@ int maps_refresh(struct maps *m)
 	return 0;
 }
 
-/* The last pid of the NSpid line: the one the process sees as its own,
- * which names its perf map (/tmp/perf-PID.map) inside a container. */
-static pid_t ns_pid(pid_t pid)
-{
-	char path[64], *buf, *line, *end;
-	pid_t ret = pid;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	buf = read_file(path, NULL);
-	line = buf ? strstr(buf, "\nNSpid:") : NULL;
-	if (line) {
-		line += 7;
-		end = strchr(line, '\n');
-		if (end)
-			*end = '\0';
-		while (*line) {
-			long v = strtol(line, &end, 10);
-
-			if (end == line)
-				break;
-			ret = (pid_t)v;
-			line = end;
-		}
-	}
-	free(buf);
-	return ret;
-}
-
 int maps_init_shared(struct maps *m, pid_t pid, struct maps *share)
 {
 	struct modtab *mt;
 	char path[64];
+	long ns;
 
 	memset(m, 0, sizeof(*m));
 	m->pid = pid;
 	m->mm_tid = pid;
 	snprintf(path, sizeof(path), "/proc/%d/root", pid);
 	m->root_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	m->ns_pid = ns_pid(pid);
+	/* The pid its perf map is named by, inside a container too. */
+	m->ns_pid = proc_status_last(pid, "NSpid", &ns) == 0 ? (pid_t)ns : pid;
 	if (share) {
 		m->mt = share->mt;
 		m->mt->refs++;

@@ -108,7 +108,8 @@ char proc_state_parse(const char *buf, int *cpu)
 	return state;
 }
 
-int proc_status_long(pid_t pid, const char *field, long *out)
+/* The first, or with LAST the last, number of FIELD's line. */
+static int status_number(pid_t pid, const char *field, bool last, long *out)
 {
 	char path[64], *buf, *line;
 	size_t flen = strlen(field);
@@ -119,14 +120,38 @@ int proc_status_long(pid_t pid, const char *field, long *out)
 	if (!buf)
 		return -errno;
 	for (line = buf; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
-		if (!strncmp(line, field, flen) && line[flen] == ':') {
-			*out = strtol(line + flen + 1, NULL, 10);
+		char *p, *end;
+
+		if (strncmp(line, field, flen) || line[flen] != ':')
+			continue;
+		for (p = line + flen + 1;; p = end) {
+			long v;
+
+			/* Not strtol's blanks: they include the newline. */
+			while (*p == ' ' || *p == '\t')
+				p++;
+			v = strtol(p, &end, 10);
+			if (*p == '\n' || end == p)
+				break;
+			*out = v;
 			ret = 0;
-			break;
+			if (!last)
+				break;
 		}
+		break;
 	}
 	free(buf);
 	return ret;
+}
+
+int proc_status_long(pid_t pid, const char *field, long *out)
+{
+	return status_number(pid, field, false, out);
+}
+
+int proc_status_last(pid_t pid, const char *field, long *out)
+{
+	return status_number(pid, field, true, out);
 }
 
 void proc_comm(pid_t pid, char *buf, size_t n)

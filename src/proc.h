@@ -49,6 +49,9 @@ int proc_wait_site(pid_t pid, pid_t tid, long *nr, uint64_t *sp, uint64_t *pc);
 /* Read an integer field ("TracerPid", "Uid", ...) of /proc/PID/status.
  * For "Uid"/"Gid" the first (real) id is returned.  0 or -errno. */
 int proc_status_long(pid_t pid, const char *field, long *out);
+/* The same, the field's last number ("NSpid": the pid in the process's
+ * own namespace).  0 or -errno. */
+int proc_status_last(pid_t pid, const char *field, long *out);
 
 /* /proc/PID/comm into buf (without the newline); "?" if unreadable. */
 void proc_comm(pid_t pid, char *buf, size_t n);
