@@ -226,12 +226,22 @@ static bool in_anon_code(struct maps *maps, uint64_t ip)
 	return mp && mp->exec && !mp->module;
 }
 
+/* *OUT = the cursor's REG, where it knows it. */
+static void cursor_reg(unw_cursor_t *cursor, unw_regnum_t reg, unsigned long long *out)
+{
+	unw_word_t v;
+
+	if (unw_get_reg(cursor, reg, &v) == 0)
+		*out = v;
+}
+
 /* One step by frame pointer out of code with no CFI (a JIT's), as the
  * x86-64 frame record lays it: [rbp] the caller's rbp, [rbp+8] the return
  * address, the caller's rsp rbp+16.  Only from the stack copy, only
  * outward, only to code; the cursor then starts again from the caller's
- * frame (its other callee-saved registers are the leaf's: a JIT frame
- * keeps none that its caller's CFI needs, or it would have CFI). */
+ * frame, with the other callee-saved registers as the cursor had them (a
+ * JIT frame that changed one unsaid leaves it wrong for its callers, as
+ * it would under perf). */
 static bool fp_step(struct lu_state *st, unw_cursor_t *cursor, unw_word_t sp)
 {
 	const struct capture *c = st->cap;
@@ -244,6 +254,11 @@ static bool fp_step(struct lu_state *st, unw_cursor_t *cursor, unw_word_t sp)
 	memcpy(frame, c->stack + (rbp - c->sp), sizeof(frame));
 	if (!maps_is_code(st->maps, frame[1]) || (frame[0] && frame[0] <= rbp))
 		return false;
+	cursor_reg(cursor, UNW_X86_64_RBX, &st->regs.rbx);
+	cursor_reg(cursor, UNW_X86_64_R12, &st->regs.r12);
+	cursor_reg(cursor, UNW_X86_64_R13, &st->regs.r13);
+	cursor_reg(cursor, UNW_X86_64_R14, &st->regs.r14);
+	cursor_reg(cursor, UNW_X86_64_R15, &st->regs.r15);
 	st->regs.rip = frame[1];
 	st->regs.rsp = rbp + 16;
 	st->regs.rbp = frame[0];
