@@ -11,7 +11,8 @@ case "${1:-}" in
 --test)
 	pkgs="$pkgs strace procps util-linux bsdutils protobuf-compiler libxml2-utils chromium
 	      golang-1.19-go redis-server redis-tools tmux
-	      clang lld rustc binutils" ;;
+	      clang lld rustc binutils
+	      nodejs openjdk-17-jdk-headless" ;;
 --bench)
 	# perf beside ctprof, and the real programs of part 7.
 	pkgs="$pkgs linux-perf python3 redis-server redis-tools sqlite3" ;;

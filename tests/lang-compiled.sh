@@ -1,0 +1,315 @@
+#!/bin/bash
+# lang-compiled: programs from the compilers people use, built here from
+# tests/targets/lang with Debian's rustc, clang++, lld and Go (scripts/deps.sh
+# --test installs them: a missing one is a failure, not a skip).
+#
+# Each program runs three marker phases in rounds, work 2:3:5, and prints
+# each phase's share of their time by its thread's CPU clock.  For each:
+#  - each phase's cum% in the report is within 5 points of its own share;
+#  - the phases are named as binutils' nm --demangle names their symbols;
+#  - no row is a raw mangled name, none is PROGRAM+0x (all its code has a
+#    symbol);
+#  - a phase's file:line is its entry's, by addr2line; every function of
+#    the program's own source has one, inlined or not; any other row of the
+#    program with no file:line is a function addr2line cannot place either;
+#  - no stack failed to unwind (-v).
+# Rust is built three ways (GNU ld, lld, v0 mangling), C++ two (GNU ld and
+# lld; clang writes no .debug_aranges), Go one.  lld lays the text out at an
+# address that is not its file offset; for the two lld builds, Google's
+# pprof, symbolizing ctprof's profile from the binary alone, must find the
+# phases with the report's cum%.
+. "$(dirname "$0")/lib.sh"
+skip_unless_ptrace
+
+SRC=$(cd "$(dirname "$0")/targets/lang" && pwd)
+GO=/usr/lib/go-1.19/bin/go
+PROTO_DIR=${PROFILE_PROTO_DIR:-/usr/share/gocode/src/github.com/google/pprof/proto}
+# Debian's rustc: a rustup one first on PATH is another compiler.
+RUSTC=rustc
+[ -x /usr/bin/rustc ] && RUSTC=/usr/bin/rustc
+# Go keeps its build cache (and more) under HOME: keep them in $TMP.
+export HOME=$TMP GOCACHE=$TMP/gocache GOFLAGS=
+# Each program runs this many seconds of CPU time.
+SECS=2
+
+# own PHASE: PHASE's share by the program's own clock, from its stdout.
+own() {
+	awk -v p="$1" '$1 == "sieve:" && $2 == p { sub(/%$/, "", $3); print $3 }' "$OUT"
+}
+
+# entries: the last report's rows as "cum%<TAB>function<TAB>location<TAB>
+# module", the function whole, spaces and all ("Sieve<unsigned char>").
+entries() {
+	awk '$1 ~ /^-?[0-9]+ms$/ && $2 ~ /%$/ && $4 ~ /%$/ && NF >= 7 {
+		fn = $0
+		sub(/^ *[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+ +/, "", fn)
+		sub(/ +[^ ]+ +[^ ]+ *$/, "", fn)
+		cum = $4
+		sub(/%$/, "", cum)
+		print cum "\t" fn "\t" $(NF - 1) "\t" $NF
+	}' "$OUT"
+}
+
+# entry FUNC: the first row whose function is FUNC, as entries gives it.
+entry() {
+	entries | awk -F '\t' -v f="$1" '$2 == f { print; exit }'
+}
+
+# cum_of PHASE: the highest cum% of a row whose function has PHASE in its
+# name, however it is written (so that a share is checked even when the
+# name is not right).
+cum_of() {
+	entries | awk -F '\t' -v p="$1" 'index($2, p) && $1 + 0 > m { m = $1 + 0; s = $1 } END { print s }'
+}
+
+# nm_name BIN PHASE: the name nm --demangle gives the symbol of PHASE (a
+# function or method called PHASE, whatever its path and parameters).
+nm_name() {
+	nm --demangle "$1" | sed -n 's/^[0-9a-f]* [tTwW] //p' |
+		grep -E "(^|[.:])$2(\(.*\))?\$"
+}
+
+# entry_line BIN FUNC: addr2line's file:line of FUNC's first instruction,
+# the file as its base name; empty if nm has no such symbol.
+entry_line() {
+	local addr
+	addr=$(nm --demangle "$1" | awk -v f="$2" '{ a = $1; $1 = $2 = ""; sub(/^ +/, "") } $0 == f { print a; exit }')
+	[ -n "$addr" ] && addr2line -e "$1" "0x$addr" | sed 's|.*/||; s/ .*//'
+}
+
+# near A B N: A and B (both given) are at most N apart.
+near() {
+	[ -n "$1" ] && [ -n "$2" ] &&
+		awk -v a="$1" -v b="$2" -v n="$3" 'BEGIN { d = a - b; exit !(d <= n && -d <= n) }'
+}
+
+# same_place LOC WANT: file:line LOC is WANT's file, within 3 lines of it
+# (a declaration may span lines, and which one its entry is given is the
+# compiler's choice).
+same_place() {
+	[ "${1%:*}" = "${2%:*}" ] && near "${1##*:}" "${2##*:}" 3
+}
+
+# build NAME COMMAND...: build $TMP/NAME with COMMAND -o $TMP/NAME, as one
+# TAP line; the compiler's messages go to the log when it fails.
+build() {
+	local name=$1
+	shift
+	diag "$name: $* -o \$TMP/$name"
+	if "$@" -o "$TMP/$name" >"$TMP/$name.build" 2>&1; then
+		ok "$name: built"
+		return 0
+	fi
+	not_ok "$name: built"
+	diag_file "$TMP/$name.build"
+	return 1
+}
+
+# text_at_other_vaddr NAME: the executable PT_LOAD of $TMP/NAME has a
+# virtual address other than its file offset, as lld lays it out.
+text_at_other_vaddr() {
+	local load
+	load=$(readelf -lW "$TMP/$1" | awk '$1 == "LOAD" && ($7 ~ /E/ || $8 ~ /E/) { print $2, $3; exit }')
+	diag "$1: text PT_LOAD at file offset ${load% *}, vaddr ${load#* }"
+	[ -n "$load" ] && [ $((${load% *})) != $((${load#* })) ]
+}
+
+# shares NAME PHASE...: each PHASE's cum% against the program's own share
+# (in the sanitizer build too: it was 0.8 points off at most there).
+shares() {
+	local name=$1 p got want
+	shift
+	for p in "$@"; do
+		want=$(own "$p")
+		got=$(cum_of "$p")
+		diag "$name: $p ${want:-?}% by its own clock, cum ${got:-?}% in the report"
+		check "$name: $p's cum% is its own share +-5 points" near "$got" "$want" 5
+	done
+}
+
+# named NAME PHASE...: a row for each PHASE under the name nm --demangle
+# gives it.
+named() {
+	local name=$1 p want bad=
+	shift
+	for p in "$@"; do
+		want=$(nm_name "$TMP/$name" "$p")
+		if [ -z "$want" ] || [ "$(wc -l <<<"$want")" != 1 ]; then
+			diag "$name: nm has not one symbol for $p: '$want'"
+			bad=1
+		elif [ -z "$(entry "$want")" ]; then
+			diag "$name: no row named '$want' (nm --demangle's name)"
+			bad=1
+		fi
+	done
+	[ -z "$bad" ]
+}
+
+# placed NAME OWN PHASE...: each PHASE's row has its entry's file:line; a
+# row of the program's own source (function matching the regex OWN) has a
+# line of that source, inlined or not; any other row of the program with
+# no file:line is one that addr2line cannot place either.
+placed() {
+	local name=$1 own=$2 p fn loc want bad=$TMP/$1.unplaced
+	shift 2
+	: >"$bad"
+	for p in "$@"; do
+		fn=$(nm_name "$TMP/$name" "$p")
+		loc=$(entry "$fn" | cut -f 3)
+		want=$(entry_line "$TMP/$name" "$fn")
+		diag "$name: ${fn:-$p} at ${loc:-(no row)}, its entry at ${want:-?} by addr2line"
+		same_place "$loc" "$want" || echo "$fn: ${loc:-no row}, not ${want:-?}" >>"$bad"
+	done
+	while IFS=$'\t' read -r _ fn loc _; do
+		if grep -qE -- "$own" <<<"$fn"; then
+			case $loc in
+			sieve.*:[0-9]*) ;;
+			*) echo "$fn: $loc in the report, its own source's" ;;
+			esac
+			continue
+		fi
+		[ "$loc" = "?" ] || continue
+		want=$(entry_line "$TMP/$name" "$fn")
+		case $want in
+		''|'??:'*) ;;
+		*) echo "$fn: ? in the report, $want by addr2line" ;;
+		esac
+	done < <(entries | awk -F '\t' -v m="[$name]" '$4 == m') >>"$bad"
+	sed 's/^/# /' "$bad" | head -10
+	[ ! -s "$bad" ]
+}
+
+# unmangled: no row's function is a raw or half-demangled C++ or Rust name.
+unmangled() {
+	local raw
+	raw=$(entries | cut -f 2 | grep -E '^_[ZR]|::h[0-9a-f]{16}$|\$(LT|GT|u20|RF|BP)\$')
+	[ -z "$raw" ] || { sed 's/^/# mangled: /' <<<"$raw"; return 1; }
+}
+
+# no_bare_addresses NAME: no row is NAME+0x..., code of NAME without a name.
+no_bare_addresses() {
+	local bare
+	bare=$(entries | cut -f 2 | grep -F "$1+0x")
+	[ -z "$bare" ] || { sed 's/^/# no name: /' <<<"$bare"; return 1; }
+}
+
+# unwind_failed: the number of samples -v says failed to unwind.
+unwind_failed() {
+	sed -n 's/^profiler: unwind .* \([0-9][0-9]*\) failed.*/\1/p' "$OUT"
+}
+
+# ran PHASE: the last run ended well with a report and the program's own
+# share of PHASE.
+ran() {
+	is_status 0 && has_report && [ -n "$(own "$1")" ]
+}
+
+# profile NAME OWN PHASE...: run $TMP/NAME under ctprof (text report
+# appended to its output, pprof in $TMP/NAME.pb.gz) and check it; OWN is a
+# regex for the names of the functions of tests/targets/lang/sieve.*.
+profile() {
+	local name=$1 own=$2 failed
+	shift 2
+	run_ctprof "$name" -F 999 -v -o "$TMP/$name.txt" -o "$TMP/$name.pb.gz" -- "$TMP/$name" "$SECS"
+	cat "$TMP/$name.txt" >>"$OUT" 2>/dev/null
+	check "$name: ran, a report, its own shares" ran "$1"
+	shares "$name" "$@"
+	check "$name: the phases are named as nm --demangle names them" named "$name" "$@"
+	check "$name: no raw mangled name" unmangled
+	check "$name: no $name+0x row" no_bare_addresses "$name"
+	check "$name: file:line for all of its own with line info" placed "$name" "$own" "$@"
+	failed=$(unwind_failed)
+	check "$name: no stack failed to unwind (${failed:-no count in -v})" [ "${failed:-x}" = 0 ]
+}
+
+# ---- Google's pprof, symbolizing from the binaries ----
+
+# Not 'go tool pprof': Go's own symbolizer takes the load address to be
+# the text segment's virtual address, not its page, so every address of an
+# lld-linked program is off by the segment's page offset; and it gives C
+# and C++ frames their DWARF name only.  Google's pprof, built here from
+# Debian's source, asks addr2line or llvm-symbolizer.
+PPROF=
+pprof_built() {
+	[ -n "$PPROF" ] && return 0
+	GO111MODULE=off GOPATH=/usr/share/gocode "$GO" build -o "$TMP/pprof" \
+		github.com/google/pprof >"$TMP/pprof.build" 2>&1 || {
+		diag_file "$TMP/pprof.build"
+		return 1
+	}
+	PPROF=$TMP/pprof
+}
+
+# bare_profile NAME: NAME's profile without its function names or lines,
+# so that pprof can only name its frames from the binary.
+bare_profile() {
+	gzip -dc "$TMP/$1.pb.gz" |
+		protoc --decode=perftools.profiles.Profile --proto_path="$PROTO_DIR" profile.proto |
+		awk '
+		/^function \{/ { fn = 1 }
+		fn { if (/^\}/) fn = 0; next }
+		/^  line \{/ { ln = 1 }
+		ln { if (/^  \}/) ln = 0; next }
+		/^  has_(functions|filenames|line_numbers|inline_frames):/ { next }
+		{ print }' |
+		protoc --encode=perftools.profiles.Profile --proto_path="$PROTO_DIR" profile.proto \
+			>"$TMP/$1.bare.pb"
+}
+
+# pprof_agrees NAME PHASE...: pprof, naming the frames of NAME's bare
+# profile from the binary, gives each PHASE the report's cum% (+-1).
+pprof_agrees() {
+	local name=$1 p got want top bad=
+	shift
+	pprof_built && bare_profile "$name" || return 1
+	top=$("$PPROF" -symbolize=local:force -top -cum -nodecount=100 "$TMP/$name.bare.pb" 2>&1)
+	for p in "$@"; do
+		got=$(awk -v p="$p" '$5 ~ /%$/ && $0 ~ ("[.:]" p "(::h[0-9a-f]+)?( |\\(|$)") { sub(/%$/, "", $5); print $5; exit }' <<<"$top")
+		want=$(cum_of "$p")
+		diag "$name: $p: pprof ${got:-no row} cum%, ctprof ${want:-no row}"
+		near "$got" "$want" 1 || bad=1
+	done
+	[ -z "$bad" ] || { sed 's/^/# pprof: /' <<<"$top" | head -30; return 1; }
+}
+
+# ---- the programs ----
+
+P3=(phase_alpha phase_beta phase_gamma)
+CXX_OWN='^(work::|main$|cpu_now\()'
+RUST_OWN='^<?sieve::'
+
+# C++: clang writes no .debug_aranges, and lld lays out the text apart.
+if build cxx clang++ -O2 -g "$SRC/sieve.cc"; then
+	diag "cxx: .debug_aranges: $(readelf -SW "$TMP/cxx" | grep -c '\.debug_aranges') section(s)"
+	check "cxx: built with no .debug_aranges" eval '! readelf -SW "$TMP/cxx" | grep -q "\.debug_aranges"'
+	profile cxx "$CXX_OWN" "${P3[@]}"
+fi
+if build cxx-lld clang++ -O2 -g -fuse-ld=lld "$SRC/sieve.cc"; then
+	check "cxx-lld: the text's address is not its file offset" text_at_other_vaddr cxx-lld
+	profile cxx-lld "$CXX_OWN" "${P3[@]}"
+	check "cxx-lld: Google's pprof names the phases at ctprof's addresses" pprof_agrees cxx-lld "${P3[@]}"
+fi
+
+# Rust: legacy names (a hash; '$LT$' and the like for '<'), then v0 ones.
+diag "$("$RUSTC" --version 2>&1) at $RUSTC"
+if build rust "$RUSTC" -C opt-level=2 -g "$SRC/sieve.rs"; then
+	profile rust "$RUST_OWN" "${P3[@]}"
+fi
+if build rust-lld "$RUSTC" -C opt-level=2 -g -C link-arg=-fuse-ld=lld "$SRC/sieve.rs"; then
+	check "rust-lld: the text's address is not its file offset" text_at_other_vaddr rust-lld
+	profile rust-lld "$RUST_OWN" "${P3[@]}"
+	check "rust-lld: Google's pprof names the phases at ctprof's addresses" pprof_agrees rust-lld "${P3[@]}"
+fi
+if build rust-v0 "$RUSTC" -C opt-level=2 -g -C symbol-mangling-version=v0 "$SRC/sieve.rs"; then
+	check "rust-v0: its symbols are v0 (_R) names" eval 'nm "$TMP/rust-v0" | grep -q " _RNv"'
+	profile rust-v0 "$RUST_OWN" "${P3[@]}"
+fi
+
+# Go: no mangling, .debug_frame and frame pointers, its own runtime.
+go_build() {
+	"$GO" build "$@" "$SRC/sieve.go"
+}
+if build go go_build; then
+	profile go "^main\\." phaseAlpha phaseBeta phaseGamma
+fi
+finish
