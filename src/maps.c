@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The loader maps segments in pages of this size (x86-64). */
@@ -411,6 +412,22 @@ int maps_refresh(struct maps *m)
 	return 0;
 }
 
+/* When PID started, on the wall clock: /proc/PID/stat gives it in clock
+ * ticks after boot, which CLOCK_BOOTTIME counts from too.  0 if unknown. */
+static int64_t process_start_ns(pid_t pid)
+{
+	struct timespec real, boot;
+	struct proc_stat st;
+	long hz = sysconf(_SC_CLK_TCK);
+
+	if (proc_read_stat(pid, 0, &st) < 0 || !st.starttime || hz <= 0 ||
+	    clock_gettime(CLOCK_REALTIME, &real) < 0 || clock_gettime(CLOCK_BOOTTIME, &boot) < 0)
+		return 0;
+	return (int64_t)real.tv_sec * 1000000000 + real.tv_nsec -
+	       ((int64_t)boot.tv_sec * 1000000000 + boot.tv_nsec) +
+	       (int64_t)(st.starttime * (1000000000 / (unsigned long long)hz));
+}
+
 int maps_init_shared(struct maps *m, pid_t pid, struct maps *share)
 {
 	struct modtab *mt;
@@ -424,6 +441,7 @@ int maps_init_shared(struct maps *m, pid_t pid, struct maps *share)
 	m->root_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	/* The pid its perf map is named by, inside a container too. */
 	m->ns_pid = proc_status_last(pid, "NSpid", &ns) == 0 ? (pid_t)ns : pid;
+	m->start_ns = process_start_ns(pid);
 	if (share) {
 		m->mt = share->mt;
 		m->mt->refs++;

@@ -72,6 +72,8 @@ struct maps {
 	                                 * kept for its perf map once it exited;
 	                                 * -1 if unknown */
 	pid_t ns_pid;                   /* pid in its own namespace (NSpid) */
+	int64_t start_ns;               /* when it started, CLOCK_REALTIME ns,
+	                                 * to 10 ms; 0 if unknown */
 	struct mapping *map;            /* sorted by start */
 	size_t nmap, mapcap;
 	struct mapping *retired;        /* the array before the last reread */

@@ -16,6 +16,7 @@ int proc_stat_parse(const char *buf, struct proc_stat *st)
 	const char *close = strrchr(buf, ')');
 	unsigned long flags;
 	long num_threads;
+	unsigned long long starttime;
 	int processor, n;
 	size_t len;
 	char state;
@@ -35,14 +36,15 @@ int proc_stat_parse(const char *buf, struct proc_stat *st)
 	 * wchan nswap cnswap exit_signal processor(39). */
 	n = sscanf(close + 1,
 		   " %c %*d %*d %*d %*d %*d %lu %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %ld"
-		   " %*d %*u %*u %*d %*u %*u %*u %*u %*u %*u %*u %*u %*u %*u %*u %*u %*u %*d %d",
-		   &state, &flags, &num_threads, &processor);
+		   " %*d %llu %*u %*d %*u %*u %*u %*u %*u %*u %*u %*u %*u %*u %*u %*u %*u %*d %d",
+		   &state, &flags, &num_threads, &starttime, &processor);
 	if (n < 1)
 		return -EINVAL;
 	st->state = state;
 	st->flags = n >= 2 ? flags : 0;
 	st->num_threads = n >= 3 ? num_threads : 0;
-	st->processor = n >= 4 ? processor : -1;
+	st->starttime = n >= 4 ? starttime : 0;
+	st->processor = n >= 5 ? processor : -1;
 	return 0;
 }
 

@@ -12,6 +12,7 @@ struct proc_stat {
 	char comm[64];
 	unsigned long flags;    /* PF_* flags of the task */
 	long num_threads;
+	unsigned long long starttime;   /* clock ticks after boot */
 	int processor;          /* CPU it last ran on */
 };
 

@@ -299,10 +299,13 @@ int report_write(FILE *f, const struct profile *p, const struct run_info *ri,
 		report_lost_line(ri, lost, sizeof(lost));
 		fprintf(f, "%s\n", lost);
 		/* JIT code is named only from the map its runtime writes. */
-		if (ri->anon_unnamed && !ri->perf_map)
-			fprintf(f, "note: %" PRIu64 " %s in anonymous executable memory (JIT code) %s no name: /tmp/perf-%d.map does not exist; node writes it with --perf-basic-prof, Java with -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit\n",
+		if (ri->anon_unnamed && ri->perf_map != PERF_MAP_READ)
+			fprintf(f, "note: %" PRIu64 " %s in anonymous executable memory (JIT code) %s no name: /tmp/perf-%d.map %s; node writes it with --perf-basic-prof, Java with -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit\n",
 				ri->anon_unnamed, plural(ri->anon_unnamed, "address", "addresses"),
-				plural(ri->anon_unnamed, "has", "have"), (int)p->pid);
+				plural(ri->anon_unnamed, "has", "have"), (int)p->pid,
+				ri->perf_map == PERF_MAP_STALE
+					? "is older than the process (left by another that had its pid), not read"
+					: "does not exist");
 		if (ri->verbose)
 			verbose_lines(f, ri);
 	} else if (p->footer) {

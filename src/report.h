@@ -22,7 +22,7 @@ struct run_info {
 	size_t distinct_stacks;
 	bool wall;                      /* --wall */
 	uint64_t anon_unnamed;          /* JIT code addresses with no name */
-	bool perf_map;                  /* the target's perf map was found */
+	enum perf_map_state perf_map;   /* the target's perf map */
 };
 
 /* The line that says what was lost in the run, into BUF. */

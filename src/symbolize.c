@@ -80,6 +80,7 @@ struct symbolizer {
 	/* The target's perf map, /tmp/perf-PID.map in its own root. */
 	int jit_fd;             /* -2: not opened yet; -1: there is none */
 	uint64_t jit_read;      /* bytes parsed so far */
+	bool jit_stale;         /* the map is older than the process */
 	struct jit_sym *jit;    /* sorted by start, then seq */
 	size_t njit, jit_cap;
 	uint64_t anon_unnamed;  /* distinct code addresses left without a name */
@@ -498,7 +499,20 @@ static bool jit_read(struct symbolizer *sz)
 			sz->jit_fd = sz->maps->pid > 0 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
 		}
 	}
-	if (sz->jit_fd < 0 || fstat(sz->jit_fd, &st) < 0 || (uint64_t)st.st_size <= sz->jit_read)
+	if (sz->jit_fd < 0 || fstat(sz->jit_fd, &st) < 0)
+		return false;
+	/* A map last written before the process started was left by one that
+	 * had its pid before: its names are of other code.  A second off
+	 * allows for the start time's precision and clock adjustments. */
+	sz->jit_stale = sz->maps->start_ns &&
+			(int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec <
+				sz->maps->start_ns - 1000000000;
+	/* A map that shrank was written anew (a runtime's fopen "w"). */
+	if (sz->jit_stale || (uint64_t)st.st_size < sz->jit_read) {
+		sz->njit = 0;
+		sz->jit_read = 0;
+	}
+	if (sz->jit_stale || (uint64_t)st.st_size <= sz->jit_read)
 		return false;
 	len = (size_t)((uint64_t)st.st_size - sz->jit_read);
 	buf = xmalloc(len + 1);
@@ -564,9 +578,9 @@ static const char *jit_name(struct symbolizer *sz, uint64_t addr)
 	return name;
 }
 
-uint64_t symbolizer_anon_unnamed(const struct symbolizer *sz, bool *have_map)
+uint64_t symbolizer_anon_unnamed(const struct symbolizer *sz, enum perf_map_state *map)
 {
-	*have_map = sz->jit_fd >= 0;
+	*map = sz->jit_fd < 0 ? PERF_MAP_NONE : sz->jit_stale ? PERF_MAP_STALE : PERF_MAP_READ;
 	return sz->anon_unnamed;
 }
 

@@ -37,10 +37,18 @@ void symbolizer_free(struct symbolizer *sz);
  * (the strings they point to live until symbolizer_free()). */
 unsigned symbolizer_lookup(struct symbolizer *sz, uint64_t key, const struct sym_frame **out);
 
+/* The target's perf map (/tmp/perf-PID.map), as the symbolizer found it. */
+enum perf_map_state {
+	PERF_MAP_NONE,          /* there is none */
+	PERF_MAP_STALE,         /* last written before the process started: a
+	                         * process that had its pid before left it */
+	PERF_MAP_READ,
+};
+
 /* The distinct addresses in anonymous executable memory (JIT code) that
- * were looked up and found no name; *HAVE_MAP says whether the target's
- * perf map (/tmp/perf-PID.map) was there to look in. */
-uint64_t symbolizer_anon_unnamed(const struct symbolizer *sz, bool *have_map);
+ * were looked up and found no name; *MAP says what perf map there was to
+ * look in. */
+uint64_t symbolizer_anon_unnamed(const struct symbolizer *sz, enum perf_map_state *map);
 
 /* Intern S: the same pointer for equal strings, until symbolizer_free(). */
 const char *symbolizer_intern(struct symbolizer *sz, const char *s);

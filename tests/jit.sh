@@ -20,7 +20,8 @@
 #   - -v counts frames stepped by frame pointer (libunwind: libdwfl does
 #     so on its own and does not say);
 #   - node: attached (-p) too, and without --perf-basic-prof the report
-#     says that anonymous executable code was sampled with no perf map.
+#     says that anonymous executable code was sampled with no perf map;
+#     a map older than the process (its pid's earlier owner's) is not read.
 . "$(dirname "$0")/lib.sh"
 SRC=$(cd "$(dirname "$0")/targets/jit" && pwd)
 runtime=${1:?usage: jit.sh node|java}
@@ -182,7 +183,7 @@ profiled() {
 
 case $runtime in
 node)
-	plan 22
+	plan 25
 	profile node node --perf-basic-prof "$SRC/phases.js"
 	forget_map "$(report_pid "$TMP/node.txt")"
 	profiled node
@@ -225,6 +226,19 @@ node)
 	diag "without a map: $(main_table "$OUT" | grep -cF '[anon]') [anon] rows"
 	check "without --perf-basic-prof: the report (or stderr) mentions the missing perf map" \
 		grep -Eqi 'perf map|perf-basic-prof' "$OUT" "$ERR"
+
+	# A map left by a process that had the pid before, covering every
+	# address: its names are not the target's.  The shell writes it with
+	# a time in the past and execs node under the same pid.
+	profile stale sh -c 'printf "0 7fffffffffff stale_from_another_process\n" >/tmp/perf-$$.map &&
+		touch -d @1000000000 /tmp/perf-$$.map && exec node "$1" 0.3' sh "$SRC/phases.js"
+	forget_map "$(report_pid "$TMP/stale.txt")"
+	profiled stale
+	OUT=$TMP/stale.txt
+	check "stale map: none of its names is in the report" \
+		eval '! grep -q stale_from_another_process "$OUT"'
+	check "stale map: the report says the map is older than the process" \
+		grep -q 'perf-[0-9]*\.map is older than the process' "$OUT"
 	;;
 java)
 	plan 10
