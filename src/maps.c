@@ -89,6 +89,7 @@ static void module_parse_elf(struct module *mod)
 	mod->phdr = (const Elf64_Phdr *)(mod->image + eh->e_phoff);
 	mod->phnum = eh->e_phnum;
 	mod->e_type = eh->e_type;
+	mod->entry = eh->e_entry;
 	mod->vaddr_lo = UINT64_MAX;
 	mod->vaddr_hi = 0;
 	for (i = 0; i < mod->phnum; i++) {
@@ -540,6 +541,15 @@ bool maps_is_sigreturn(struct maps *m, uint64_t addr)
 
 	return mod && mod->image && module_read(mod, addr - mp->bias, buf, sizeof(buf)) == 0 &&
 	       !memcmp(buf, code, sizeof(code));
+}
+
+bool maps_is_entry_code(struct maps *m, uint64_t addr)
+{
+	const struct mapping *mp = maps_find(m, addr);
+	struct module *mod = mp ? maps_module(m, mp->module) : NULL;
+
+	return mod && mod->entry && addr - mp->bias >= mod->entry &&
+	       addr - mp->bias - mod->entry < 64;
 }
 
 bool maps_is_code(struct maps *m, uint64_t addr)

@@ -33,6 +33,7 @@ struct module {
 	const Elf64_Phdr *phdr;         /* inside image; NULL if not a usable ELF */
 	unsigned phnum;
 	uint16_t e_type;                /* ET_EXEC or ET_DYN */
+	uint64_t entry;                 /* e_entry: _start in an executable */
 	uint64_t vaddr_lo, vaddr_hi;    /* extent of the PT_LOAD segments */
 	uint64_t relro_vaddr, relro_memsz; /* PT_GNU_RELRO, or 0 */
 	bool has_table;                 /* .eh_frame_hdr with a binary search table */
@@ -134,6 +135,10 @@ int module_read(const struct module *mod, uint64_t vaddr, void *buf, size_t n);
 /* Is ADDR in executable memory (a module's code, or anonymous executable
  * memory such as a JIT's)?  Rereads the maps on a miss, once per epoch. */
 bool maps_is_code(struct maps *m, uint64_t addr);
+
+/* Is ADDR in the first 64 bytes from its module's entry point: an
+ * executable's _start, the outermost frame of its main thread? */
+bool maps_is_entry_code(struct maps *m, uint64_t addr);
 
 /* Is ADDR the x86-64 rt_sigreturn trampoline (mov $15,%rax; syscall) that
  * a signal handler returns to?  Read from the module file. */

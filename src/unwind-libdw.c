@@ -266,6 +266,11 @@ static enum unwind_result ld_walk(void *state, const struct capture *c,
 		res = UNWIND_TRUNCATED;
 	else if (ret == 0)
 		res = UNWIND_COMPLETE;
+	/* _start is the outermost frame: an executable whose _start has no
+	 * CFI saying so (node's, for one) leaves libdwfl looking for a
+	 * caller it does not have. */
+	else if (!st->bad_sp && maps_is_entry_code(st->maps, pcs[st->n - 1]))
+		res = UNWIND_COMPLETE;
 	else if (st->beyond_snapshot)
 		res = UNWIND_TRUNCATED;
 	else
