@@ -13,11 +13,20 @@
  *     /proc/PID/maps is read and nothing is mmapped per lookup;
  *   - registers come from the capture.
  * libunwind's global cache is on, sized for large programs.
+ *
+ * libunwind reads only .eh_frame.  A module with CFI in .debug_frame alone
+ * (Go's binaries) is stepped here by libdw's reading of that CFI, as libdw's
+ * own unwinder would: libunwind's fallback steps by frame pointer, which
+ * from a leaf that keeps none (Go's small functions) skips its caller.
  */
 #include "unwind.h"
 #include "util.h"
 
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <errno.h>
+#include <gelf.h>
+#include <libelf.h>
 #include <libunwind.h>
 #include <pthread.h>
 #include <signal.h>
@@ -59,9 +68,73 @@ int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 	return 0;
 }
 
+/* A module's .debug_frame, opened on first need. */
+struct debug_cfi {
+	bool tried;
+	Elf *elf;
+	Dwarf *dw;
+	Dwarf_CFI *cfi;                 /* NULL: none */
+	uint64_t (*top)[2];             /* Go's stack-switching functions */
+	size_t ntop;
+};
+
+/* Go's runtime functions above which a stack holds nothing of the thread's
+ * own: the first frames of a goroutine or thread (goexit, mstart, rt0_go)
+ * and the switches to the system stack (mcall, systemstack, morestack,
+ * asmcgocall), which leave stale words above the frame they start.  Go's
+ * own traceback stops at them. */
+static const char *const go_top_frames[] = {
+	"runtime.goexit", "runtime.mstart", "runtime.rt0_go", "runtime.mcall",
+	"runtime.systemstack", "runtime.morestack", "runtime.asmcgocall",
+};
+
+static bool is_go_top_frame(const char *name)
+{
+	size_t i, n;
+
+	for (i = 0; i < sizeof(go_top_frames) / sizeof(go_top_frames[0]); i++) {
+		n = strlen(go_top_frames[i]);
+		if (!strncmp(name, go_top_frames[i], n) && (!name[n] || !strcmp(name + n, ".abi0")))
+			return true;
+	}
+	return false;
+}
+
+/* The ELF address ranges of Go's top frames, from the symbol table. */
+static void find_go_top_frames(struct debug_cfi *d)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(d->elf, scn))) {
+		Elf_Data *data;
+		GElf_Sym sym;
+		size_t i, n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize ||
+		    !(data = elf_getdata(scn, NULL)))
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < n; i++) {
+			const char *name;
+
+			if (!gelf_getsym(data, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+			    !sym.st_size || !(name = elf_strptr(d->elf, sh.sh_link, sym.st_name)) ||
+			    !is_go_top_frame(name))
+				continue;
+			d->top = xrealloc(d->top, (d->ntop + 1) * sizeof(*d->top));
+			d->top[d->ntop][0] = sym.st_value;
+			d->top[d->ntop][1] = sym.st_value + sym.st_size;
+			d->ntop++;
+		}
+	}
+}
+
 struct lu_state {
 	unw_addr_space_t as;
 	struct maps *maps;
+	struct debug_cfi *dcfi;         /* by module id */
+	size_t ndcfi;
 	const struct capture *cap;      /* the capture being unwound */
 	struct user_regs_struct regs;   /* the registers the cursor starts from */
 	bool beyond_snapshot;           /* a read fell above the stack copy */
@@ -205,9 +278,18 @@ static void *lu_init(struct maps *maps)
 static void lu_fini(void *state)
 {
 	struct lu_state *st = state;
+	size_t i;
 
 	if (!st)
 		return;
+	for (i = 0; i < st->ndcfi; i++) {
+		if (st->dcfi[i].dw)
+			dwarf_end(st->dcfi[i].dw);
+		if (st->dcfi[i].elf)
+			elf_end(st->dcfi[i].elf);
+		free(st->dcfi[i].top);
+	}
+	free(st->dcfi);
 	unw_destroy_addr_space(st->as);
 	free(st);
 }
@@ -263,6 +345,184 @@ static bool fp_step(struct lu_state *st, unw_cursor_t *cursor, unw_word_t sp)
 	st->regs.rsp = rbp + 16;
 	st->regs.rbp = frame[0];
 	return unw_init_remote(cursor, st->as, st) >= 0;
+}
+
+/* The .debug_frame CFI of module ID, for a module without the .eh_frame
+ * table libunwind reads; NULL if it has the table or no .debug_frame.
+ * *D is then its entry. */
+static Dwarf_CFI *debug_cfi(struct lu_state *st, uint32_t id, struct debug_cfi **dp)
+{
+	struct module *mod = maps_module(st->maps, id);
+	struct debug_cfi *d;
+
+	if (!mod || mod->has_table || mod->fd < 0)
+		return NULL;
+	if (id >= st->ndcfi) {
+		size_t n = id + 16;
+
+		st->dcfi = xrealloc(st->dcfi, n * sizeof(*st->dcfi));
+		memset(st->dcfi + st->ndcfi, 0, (n - st->ndcfi) * sizeof(*st->dcfi));
+		st->ndcfi = n;
+	}
+	d = &st->dcfi[id];
+	if (!d->tried) {
+		d->tried = true;
+		elf_version(EV_CURRENT);
+		d->elf = elf_begin(mod->fd, ELF_C_READ_MMAP, NULL);
+		d->dw = d->elf ? dwarf_begin_elf(d->elf, DWARF_C_READ, NULL) : NULL;
+		d->cfi = d->dw ? dwarf_getcfi(d->dw) : NULL;
+		if (d->cfi)
+			find_go_top_frames(d);
+	}
+	*dp = d;
+	return d->cfi;
+}
+
+/* The registers of one frame, by DWARF number (x86-64: 0-15 the general
+ * registers, 16 the return address), and which are known. */
+struct dregs {
+	uint64_t v[17];
+	unsigned known;                 /* bit N: v[N] */
+};
+
+/* Run a CFI rule's location or value expression (OPS, NOPS) as libdw
+ * gives them: *OUT is the value (memory at the location, read from the
+ * stack copy only).  NOPS 0 is "same value" (OPS NULL) or "undefined".
+ * 1 done, 0 undefined, -1 not readable. */
+static int cfi_eval(struct lu_state *st, const struct dregs *r, uint64_t cfa,
+		    const Dwarf_Op *ops, size_t nops, int regno, uint64_t *out)
+{
+	const struct capture *c = st->cap;
+	uint64_t stack[4];
+	unsigned depth = 0, reg;
+	bool value = false;
+	size_t i;
+
+	if (nops == 0) {
+		if (ops || !(r->known & 1u << regno))
+			return 0;
+		*out = r->v[regno];
+		return 1;
+	}
+	for (i = 0; i < nops; i++) {
+		const Dwarf_Op *op = &ops[i];
+
+		if (depth >= 4)
+			return -1;
+		switch (op->atom) {
+		case DW_OP_call_frame_cfa:
+			stack[depth++] = cfa;
+			break;
+		case DW_OP_plus_uconst:
+			if (!depth)
+				return -1;
+			stack[depth - 1] += op->number;
+			break;
+		case DW_OP_regx:
+			reg = (unsigned)op->number;
+			if (reg > 16 || !(r->known & 1u << reg))
+				return -1;
+			stack[depth++] = r->v[reg];
+			value = true;
+			break;
+		case DW_OP_bregx:
+		case DW_OP_breg0 ... DW_OP_breg16:
+			reg = op->atom == DW_OP_bregx ? (unsigned)op->number
+						      : (unsigned)(op->atom - DW_OP_breg0);
+			if (reg > 16 || !(r->known & 1u << reg))
+				return -1;
+			stack[depth++] = r->v[reg] +
+					 (op->atom == DW_OP_bregx ? op->number2 : op->number);
+			break;
+		case DW_OP_stack_value:
+			value = true;
+			break;
+		default:
+			return -1;
+		}
+	}
+	if (!depth)
+		return -1;
+	if (value) {
+		*out = stack[depth - 1];
+		return 1;
+	}
+	if (stack[depth - 1] < c->sp || c->stack_len < sizeof(*out) ||
+	    stack[depth - 1] - c->sp > c->stack_len - sizeof(*out)) {
+		if (stack[depth - 1] >= c->sp + c->stack_len &&
+		    (!c->stack_top || stack[depth - 1] < c->stack_top))
+			st->beyond_snapshot = true;
+		return -1;
+	}
+	memcpy(out, c->stack + (stack[depth - 1] - c->sp), sizeof(*out));
+	return 1;
+}
+
+/* One step by .debug_frame CFI from the frame at IP (a return address
+ * unless EXACT) in the mapping MP, with the cursor's registers; the cursor
+ * then starts again from the caller's frame.  1 stepped, 0 the CFI ends
+ * the stack here, -1 no step. */
+static int cfi_step(struct lu_state *st, unw_cursor_t *cursor, Dwarf_CFI *cfi,
+		    const struct mapping *mp, unw_word_t ip, unw_word_t sp, bool exact)
+{
+	static const unw_regnum_t callee_saved[] = {
+		UNW_X86_64_RBX, UNW_X86_64_RBP, UNW_X86_64_R12, UNW_X86_64_R13,
+		UNW_X86_64_R14, UNW_X86_64_R15,
+	};
+	unsigned long long *slot[] = {
+		&st->regs.rbx, &st->regs.rbp, &st->regs.r12, &st->regs.r13,
+		&st->regs.r14, &st->regs.r15,
+	};
+	Dwarf_Frame *frame;
+	Dwarf_Op *ops, mem[3];
+	struct dregs r = { .known = 0 };
+	uint64_t cfa, ra, v;
+	size_t nops, i;
+	int ra_reg, ret;
+
+	for (i = 0; i <= 16; i++) {
+		unw_word_t w;
+
+		if (unw_get_reg(cursor, (unw_regnum_t)i, &w) == 0) {
+			r.v[i] = w;
+			r.known |= 1u << i;
+		}
+	}
+	if (dwarf_cfi_addrframe(cfi, (exact ? ip : ip - 1) - mp->bias, &frame) < 0)
+		return -1;
+	ret = -1;
+	/* The CFA: a register plus an offset (DW_OP_bregx), as Go writes
+	 * it; an expression is not followed. */
+	if (dwarf_frame_cfa(frame, &ops, &nops) < 0 || nops != 1 || ops[0].atom != DW_OP_bregx ||
+	    ops[0].number > 16 || !(r.known & 1u << ops[0].number))
+		goto out;
+	cfa = r.v[ops[0].number] + ops[0].number2;
+	ra_reg = dwarf_frame_info(frame, NULL, NULL, NULL);
+	if (ra_reg < 0 || ra_reg > 16 || dwarf_frame_register(frame, ra_reg, mem, &ops, &nops) < 0)
+		goto out;
+	ret = cfi_eval(st, &r, cfa, ops, nops, ra_reg, &ra);
+	if (ret <= 0)
+		goto out;
+	ret = -1;
+	if (cfa <= sp)
+		goto out;
+	/* The callee-saved registers by their rules; one the CFI leaves
+	 * undefined keeps its value, as in fp_step. */
+	for (i = 0; i < sizeof(callee_saved) / sizeof(callee_saved[0]); i++) {
+		int reg = (int)callee_saved[i];
+
+		if (r.known & 1u << reg)
+			*slot[i] = r.v[reg];
+		if (dwarf_frame_register(frame, reg, mem, &ops, &nops) == 0 &&
+		    cfi_eval(st, &r, cfa, ops, nops, reg, &v) == 1)
+			*slot[i] = v;
+	}
+	st->regs.rip = ra;
+	st->regs.rsp = cfa;
+	ret = unw_init_remote(cursor, st->as, st) >= 0 ? 1 : -1;
+out:
+	free(frame);
+	return ret;
 }
 
 static enum unwind_result lu_walk(void *state, const struct capture *c,
@@ -321,6 +581,33 @@ static enum unwind_result lu_walk(void *state, const struct capture *c,
 			++*fp;
 			exact = false;
 			continue;
+		}
+		/* CFI in .debug_frame only, which libunwind does not read;
+		 * a signal frame is libunwind's to step. */
+		if (!sig) {
+			const struct mapping *mp = maps_find(st->maps, ip);
+			struct debug_cfi *d;
+			Dwarf_CFI *cfi = mp ? debug_cfi(st, mp->module, &d) : NULL;
+			size_t i;
+
+			if (cfi) {
+				for (i = 0; i < d->ntop; i++)
+					if (ip - mp->bias - d->top[i][0] < d->top[i][1] - d->top[i][0])
+						break;
+				if (i < d->ntop) {
+					res = UNWIND_COMPLETE;
+					break;
+				}
+				ret = cfi_step(st, &cursor, cfi, mp, ip, sp, exact);
+				if (ret == 0)
+					res = UNWIND_COMPLETE;
+				else if (ret < 0 && st->beyond_snapshot)
+					res = UNWIND_TRUNCATED;
+				if (ret <= 0)
+					break;
+				exact = false;
+				continue;
+			}
 		}
 		ret = unw_step(&cursor);
 		if (ret == 0) {

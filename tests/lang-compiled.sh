@@ -12,7 +12,8 @@
 #  - a phase's file:line is its entry's, by addr2line; every function of
 #    the program's own source has one, inlined or not; any other row of the
 #    program with no file:line is a function addr2line cannot place either;
-#  - no stack failed to unwind (-v).
+#  - no stack failed to unwind (-v);
+#  - Go: a leaf with no frame keeps its caller (CFI from .debug_frame).
 # Rust is built three ways (GNU ld, lld, v0 mangling), C++ two (GNU ld and
 # lld; clang writes no .debug_aranges), Go one.  lld lays the text out at an
 # address that is not its file offset; for the two lld builds, Google's
@@ -205,12 +206,14 @@ ran() {
 }
 
 # profile NAME OWN PHASE...: run $TMP/NAME under ctprof (text report
-# appended to its output, pprof in $TMP/NAME.pb.gz) and check it; OWN is a
+# appended to its output, pprof in $TMP/NAME.pb.gz, folded stacks in
+# $TMP/NAME.folded) and check it; OWN is a
 # regex for the names of the functions of tests/targets/lang/sieve.*.
 profile() {
 	local name=$1 own=$2 failed
 	shift 2
-	run_ctprof "$name" -F 999 -v -o "$TMP/$name.txt" -o "$TMP/$name.pb.gz" -- "$TMP/$name" "$SECS"
+	run_ctprof "$name" -F 999 -v -o "$TMP/$name.txt" -o "$TMP/$name.pb.gz" \
+		-o "$TMP/$name.folded" -- "$TMP/$name" "$SECS"
 	cat "$TMP/$name.txt" >>"$OUT" 2>/dev/null
 	check "$name: ran, a report, its own shares" ran "$1"
 	shares "$name" "$@"
@@ -309,7 +312,24 @@ fi
 go_build() {
 	"$GO" build "$@" "$SRC/sieve.go"
 }
+# go_leaf_caller: of the samples in stride, a leaf Go gives no frame (and
+# so no frame pointer of its own), >= 90% have sift, its caller, next on
+# the stack: the CFI (in .debug_frame only, which libunwind does not read)
+# is followed, not the frame pointer, which leads to sift's caller.
+go_leaf_caller() {
+	local all whole
+	read -r all whole < <(awk '{
+		n = $NF; sub(/ [^ ]+$/, "")
+		k = split($0, fr, ";")
+		if (fr[k] != "main.stride") next
+		all += n
+		if (fr[k - 1] == "main.(*sieve).sift") whole += n
+	} END { print all + 0, whole + 0 }' "$TMP/go.folded")
+	diag "go: $all samples in main.stride, $whole of them called from main.(*sieve).sift"
+	[ "$all" -gt 0 ] && [ $((whole * 10)) -ge $((all * 9)) ]
+}
 if build go go_build; then
 	profile go "^main\\." phaseAlpha phaseBeta phaseGamma
+	check "go: a frameless leaf's samples keep its caller" go_leaf_caller
 fi
 finish
