@@ -12,7 +12,7 @@ case "${1:-}" in
 	pkgs="$pkgs strace procps util-linux bsdutils protobuf-compiler libxml2-utils chromium
 	      golang-1.19-go redis-server redis-tools tmux
 	      clang lld rustc binutils
-	      nodejs openjdk-17-jdk-headless" ;;
+	      nodejs openjdk-17-jdk-headless elfutils" ;;
 --bench)
 	# perf beside ctprof, and the real programs of part 7.
 	pkgs="$pkgs linux-perf python3 redis-server redis-tools sqlite3" ;;

@@ -21,6 +21,7 @@ static void usage(FILE *f)
 "       ctprof report [OUTPUT OPTION]... FILE.pb.gz\n"
 "       ctprof top [OPTION]... -p PID\n"
 "       ctprof top [OPTION]... [--] COMMAND [ARG]...\n"
+"       ctprof dump [--tid=TID] [--format=text|json] [--no-demangle] -p PID\n"
 "Sample where the threads of a running process (-p) or of a COMMAND spend\n"
 "their CPU time, then print a flat and a cumulative report of functions.\n"
 "\n"
@@ -74,6 +75,12 @@ static void usage(FILE *f)
 "standard output is not a terminal, it prints the first %d rows every\n"
 "interval.  --sort sets the first order; --top, --per-thread, --lines,\n"
 "--callgraph and --tid do not apply.\n"
+"\n"
+"'ctprof dump -p PID' prints each thread's stack now, with its state (running,\n"
+"the system call it waits in, stopped): each thread is stopped once, for\n"
+"microseconds, and let go; a stopped process is left stopped.  --format=json\n"
+"writes a JSON object per thread; -o, --tid, --no-demangle, --unwinder,\n"
+"--stack-size and --max-frames apply.\n"
 "\n"
 "Only threads that are running are stopped, for a few microseconds, at each\n"
 "tick; blocked threads are never touched (with --wall, each is stopped once per\n"
@@ -203,6 +210,11 @@ int cli_parse(int argc, char **argv, struct options *o, int *exit_code)
 		o->report = "";
 		argv++;
 		argc--;
+	} else if (argc > 1 && !strcmp(argv[1], "dump")) {
+		/* 'ctprof -- dump' runs a command called dump. */
+		o->dump = true;
+		argv++;
+		argc--;
 	} else if (argc > 1 && !strcmp(argv[1], "top")) {
 		/* The same for 'top': 'ctprof -- top' profiles top(1). */
 		o->live = true;
@@ -287,7 +299,12 @@ int cli_parse(int argc, char **argv, struct options *o, int *exit_code)
 			o->debuginfod = true;
 			break;
 		case OPT_FORMAT:
-			if (!writer_find(optarg)) {
+			if (o->dump) {
+				if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
+					error_msg("dump: invalid format '%s': expected text or json", optarg);
+					return usage_error(exit_code);
+				}
+			} else if (!writer_find(optarg)) {
 				error_msg("invalid format '%s': expected one of %s", optarg, writer_names());
 				return usage_error(exit_code);
 			}
@@ -385,6 +402,24 @@ int cli_parse(int argc, char **argv, struct options *o, int *exit_code)
 			return usage_error(exit_code);
 		}
 		o->report = argv[optind];
+		verbose_level = o->verbose;
+		return 0;
+	}
+	if (o->dump) {
+		const char *bad = optind < argc ? "a command" : o->duration ? "-d" :
+			o->follow_forks ? "-f" : o->wall ? "--wall" : o->weight ? "--weight" :
+			o->frequency != CTPROF_FREQ_DEFAULT ? "-F" : o->top ? "--top" :
+			o->per_thread ? "--per-thread" : o->lines ? "--lines" :
+			o->callgraph ? "--callgraph" : o->noutputs > 1 ? "a second -o" : NULL;
+
+		if (bad) {
+			error_msg("dump: %s does not apply; see 'ctprof --help'", bad);
+			return usage_error(exit_code);
+		}
+		if (!o->pid) {
+			error_msg("dump: give the process with -p PID");
+			return usage_error(exit_code);
+		}
 		verbose_level = o->verbose;
 		return 0;
 	}

@@ -42,6 +42,7 @@ struct options {
 	bool no_thread;         /* --no-thread: no thread root frame */
 	const char *report;     /* 'ctprof report FILE': the FILE */
 	bool live;              /* 'ctprof top': the live view */
+	bool dump;              /* 'ctprof dump': each thread's stack, once */
 	double interval;        /* --interval seconds between its refreshes */
 	unsigned top;           /* --top N rows, 0: all */
 	bool sort_cum;          /* --sort cum */

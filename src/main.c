@@ -2,6 +2,7 @@
  * The only place that decides the exit status (see cli.h and ctprof(1)). */
 #define _GNU_SOURCE
 #include "cli.h"
+#include "dump.h"
 #include "maps.h"
 #include "output.h"
 #include "profile.h"
@@ -118,6 +119,119 @@ static int report_main(const struct options *o)
 	return ret < 0 ? 1 : 0;
 }
 
+static int cmp_dump_thread(const void *a, const void *b)
+{
+	const struct dump_thread *x = a, *y = b;
+
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+/* 'ctprof dump -p PID': each thread stopped once, at one tick, as --wall
+ * takes them (the blocked ones with the call they wait in) and those of a
+ * group stop too; then detached and symbolized.  0, or 1 if it could not
+ * be done. */
+static int dump_main(const struct options *o)
+{
+	struct session s;
+	struct sampler sp;
+	struct profile prof;
+	struct symbolizer *sz;
+	struct dump_thread *dts;
+	struct dump_info di = {
+		.json = o->format && !strcmp(o->format, "json"),
+		.raw_names = o->no_demangle,
+		.tid = o->tid,
+	};
+	FILE *out = stdout;
+	size_t i;
+	int ret;
+
+	if (o->noutputs && open_outputs(o, &out) < 0)
+		return 1;
+	ret = session_init(&s, false);
+	if (ret < 0) {
+		error_msg("cannot set up signal handling: %s", strerror(-ret));
+		return 1;
+	}
+	s.sample_group_stops = true;
+	if (session_attach(&s, o->pid) < 0)
+		return 1;
+	signal(SIGPIPE, SIG_IGN);
+	if (o->tid && !session_thread(&s, o->tid)) {
+		session_detach(&s);
+		session_release(&s);
+		error_msg("dump: process %d has no thread %d", (int)o->pid, (int)o->tid);
+		return 1;
+	}
+	/* At 1000 Hz the one tick comes a millisecond after the start. */
+	ret = sampler_init(&sp, &s, unwinder_find(o->unwinder), 1000, 0, o->stack_size, o->max_frames);
+	if (ret == 0) {
+		sp.wall = true;
+		sp.once = true;
+		sp.cputime = false;
+		ret = sampler_run(&sp);
+	}
+	/* The threads as the stops found them, before the detach. */
+	dts = xcalloc(s.nthreads + 1, sizeof(*dts));
+	di.nthreads = s.nthreads;
+	for (i = 0; i < s.nthreads; i++) {
+		dts[i].tid = s.threads[i].tid;
+		dts[i].stopped = s.threads[i].listening;
+	}
+	qsort(dts, di.nthreads, sizeof(*dts), cmp_dump_thread);
+	di.threads = dts;
+	if (s.nthreads)
+		session_detach(&s);
+	if (ret < 0) {
+		error_msg("cannot take the stacks of pid %d: %s", (int)s.pid, strerror(-ret));
+		free(dts);
+		session_release(&s);
+		return 1;
+	}
+	di.stall_median_us = sampler_stall_percentile(&sp.stats, 50);
+	di.stall_max_us = sampler_stall_percentile(&sp.stats, 100);
+	di.elapsed_ns = sp.stats.wall_ns;
+
+	if (!o->debuginfod)
+		unsetenv("DEBUGINFOD_URLS");
+	sz = symbolizer_new(sp.maps);
+	profile_init(&prof);
+	prof.pid = s.pid;
+	prof.comm = strpool_intern(&prof.strings, s.comm);
+	prof.wall = true;
+	profile_from_stacks(&prof, &sp.stacks, sz, sp.maps);
+	for (i = 0; i < sp.nnames; i++)
+		profile_set_thread(&prof, sp.names[i].tid, sp.names[i].name);
+	for (i = 0; i < di.nthreads; i++) {
+		char path[64], name[64];
+		FILE *f;
+
+		if (profile_thread_name(&prof, dts[i].tid))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)s.pid, (int)dts[i].tid);
+		if ((f = fopen(path, "re"))) {
+			if (fgets(name, sizeof(name), f)) {
+				name[strcspn(name, "\n")] = '\0';
+				profile_set_thread(&prof, dts[i].tid, name);
+			}
+			fclose(f);
+		}
+	}
+	symbolizer_free(sz);
+	profile_demangle(&prof);
+	ret = dump_write(out, &prof, &di);
+	if (out != stdout && fclose(out) == EOF && ret == 0)
+		ret = -errno;
+	if (ret < 0)
+		error_msg("cannot write to %s: %s", o->noutputs ? o->outputs[0] : "standard output",
+			  strerror(-ret));
+	profile_release(&prof);
+	sampler_release(&sp);
+	session_release(&s);
+	free(dts);
+	return ret < 0 ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -134,6 +248,8 @@ int main(int argc, char **argv)
 		return code;
 	if (o.report)
 		return report_main(&o);
+	if (o.dump)
+		return dump_main(&o);
 	fail = o.pid ? 1 : 125;
 
 	/* Open the output before touching the target.  The live view is the

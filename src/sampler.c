@@ -540,8 +540,18 @@ static bool choose(struct sampler *sp)
 		int cpu = -1;
 		char state;
 
-		if (t->listening || t->exiting)
+		if (t->exiting)
 			continue;
+		if (t->listening) {
+			/* In a group stop: taken (and left stopped) only for
+			 * a dump; the interrupt brings it to report again. */
+			if (sp->once && target_of(sp, t->proc, NULL)) {
+				t->blocked_sample = false;
+				session_interrupt(s, t);
+				spin = false;
+			}
+			continue;
+		}
 		if (t->sample_wanted) {
 			/* Its stop is late: it waits where it did. */
 			if (sp->wall)
@@ -993,6 +1003,9 @@ int sampler_run(struct sampler *sp)
 		now = now_ns();
 		if (end && now >= end)
 			break;
+		/* A dump's one tick is over when every stop it asked for came. */
+		if (sp->once && sp->stats.ticks && (!s->waiting || now >= end))
+			break;
 		if (next_interval && now >= next_interval) {
 			sp->hooks.on_interval(sp, sp->hooks.arg);
 			next_interval += sp->hooks.interval_ns;
@@ -1047,6 +1060,13 @@ int sampler_run(struct sampler *sp)
 				sp->stats.lead_ns += lead(sp);
 				tick(sp, n, t0 + n * period, woke);
 				next_n = n + 1;
+				if (sp->once) {
+					/* A thread in uninterruptible sleep
+					 * stops when it leaves it: not waited
+					 * for longer than a second. */
+					end = now_ns() + 1000000000ULL;
+					continue;
+				}
 				arm(tfd, t0 + next_n * period - lead(sp));
 			}
 		}

@@ -91,6 +91,10 @@ struct sampler {
 	struct sampler_hooks hooks;     /* all unset after sampler_init */
 	bool stop;                      /* a hook asked to stop sampling */
 	bool wall;                      /* every thread counts at every tick */
+	bool once;                      /* ctprof dump: one tick, with --wall's
+	                                 * choice plus the threads of a group
+	                                 * stop, then wait for every stop asked
+	                                 * for (at most a second) and end */
 	bool cputime;                   /* a thread's samples share its CPU
 	                                 * time, settled about once a second */
 	uint64_t settle_n;              /* the tick to settle them at */

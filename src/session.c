@@ -376,8 +376,12 @@ static void handle_status(struct session *s, pid_t tid, int status)
 		if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU) {
 			/* Group-stop: someone stopped the process.  Stay
 			 * stopped, but keep reporting (LISTEN), so SIGCONT
-			 * and our interrupts are seen. */
-			drop_sample(s, t);
+			 * and our interrupts are seen.  A dump takes the
+			 * stack of a stopped thread too. */
+			c = s->sample_group_stops ? take_sample(s, t) : NULL;
+			finish_sample(c, t);
+			if (!c)
+				drop_sample(s, t);
 			if (ptrace(PTRACE_LISTEN, tid, 0, 0) == 0)
 				t->listening = true;
 			break;

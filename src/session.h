@@ -90,6 +90,8 @@ struct session {
 	void *sample_arg;
 	unsigned waiting;       /* threads interrupted whose stop has not come */
 	bool detaching;
+	bool sample_group_stops; /* a sample asked of a thread in a group stop
+	                          * is taken before it listens again (dump) */
 
 	/* What happened, for the sampler and main. */
 	bool exited;            /* the target has exited */
