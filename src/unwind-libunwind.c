@@ -74,8 +74,8 @@ struct debug_cfi {
 	Elf *elf;
 	Dwarf *dw;
 	Dwarf_CFI *cfi;                 /* NULL: none */
-	uint64_t (*top)[2];             /* Go's stack-switching functions */
-	size_t ntop;
+	uint64_t (*top)[2];             /* Go's top frames: [start, end) */
+	size_t ntop, top_cap;
 };
 
 /* Go's runtime functions above which a stack holds nothing of the thread's
@@ -92,7 +92,7 @@ static bool is_go_top_frame(const char *name)
 {
 	size_t i, n;
 
-	for (i = 0; i < sizeof(go_top_frames) / sizeof(go_top_frames[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(go_top_frames); i++) {
 		n = strlen(go_top_frames[i]);
 		if (!strncmp(name, go_top_frames[i], n) && (!name[n] || !strcmp(name + n, ".abi0")))
 			return true;
@@ -122,7 +122,7 @@ static void find_go_top_frames(struct debug_cfi *d)
 			    !sym.st_size || !(name = elf_strptr(d->elf, sh.sh_link, sym.st_name)) ||
 			    !is_go_top_frame(name))
 				continue;
-			d->top = xrealloc(d->top, (d->ntop + 1) * sizeof(*d->top));
+			GROW(d->top, d->top_cap, d->ntop + 1);
 			d->top[d->ntop][0] = sym.st_value;
 			d->top[d->ntop][1] = sym.st_value + sym.st_size;
 			d->ntop++;
@@ -172,27 +172,44 @@ static int lu_get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *addr, void
 	return -UNW_ENOINFO;
 }
 
+/* Copy N bytes at ADDR from the capture's stack copy; false if they are
+ * not all in it. */
+static bool stack_read(const struct lu_state *st, uint64_t addr, void *buf, size_t n)
+{
+	const struct capture *c = st->cap;
+
+	if (addr < c->sp || c->stack_len < n || addr - c->sp > c->stack_len - n)
+		return false;
+	memcpy(buf, c->stack + (addr - c->sp), n);
+	return true;
+}
+
+/* A read at ADDR found nothing: if ADDR is stack above the copy, the
+ * unwind is cut short, not wrong. */
+static void note_beyond(struct lu_state *st, uint64_t addr)
+{
+	const struct capture *c = st->cap;
+
+	if (addr >= c->sp + c->stack_len && (!c->stack_top || addr < c->stack_top))
+		st->beyond_snapshot = true;
+}
+
 static int lu_access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val,
 			 int write, void *arg)
 {
 	struct lu_state *st = arg;
-	const struct capture *c = st->cap;
 	const struct mapping *mp;
 	struct module *mod;
 
 	if (write)
 		return -UNW_EINVAL;
-	if (addr >= c->sp && c->stack_len >= sizeof(*val) &&
-	    addr - c->sp <= c->stack_len - sizeof(*val)) {
-		memcpy(val, c->stack + (addr - c->sp), sizeof(*val));
+	if (stack_read(st, addr, val, sizeof(*val)))
 		return 0;
-	}
 	mp = maps_find_refresh(st->maps, addr);
 	mod = mp ? maps_module(st->maps, mp->module) : NULL;
 	if (mod && mod->image && module_read(mod, addr - mp->bias, val, sizeof(*val)) == 0)
 		return 0;
-	if (addr >= c->sp + c->stack_len && (!c->stack_top || addr < c->stack_top))
-		st->beyond_snapshot = true;
+	note_beyond(st, addr);
 	return -UNW_EINVAL;
 }
 
@@ -326,14 +343,12 @@ static void cursor_reg(unw_cursor_t *cursor, unw_regnum_t reg, unsigned long lon
  * it would under perf). */
 static bool fp_step(struct lu_state *st, unw_cursor_t *cursor, unw_word_t sp)
 {
-	const struct capture *c = st->cap;
 	unw_word_t rbp;
 	uint64_t frame[2];
 
-	if (unw_get_reg(cursor, UNW_X86_64_RBP, &rbp) < 0 || rbp < sp || rbp < c->sp ||
-	    c->stack_len < sizeof(frame) || rbp - c->sp > c->stack_len - sizeof(frame))
+	if (unw_get_reg(cursor, UNW_X86_64_RBP, &rbp) < 0 || rbp < sp ||
+	    !stack_read(st, rbp, frame, sizeof(frame)))
 		return false;
-	memcpy(frame, c->stack + (rbp - c->sp), sizeof(frame));
 	if (!maps_is_code(st->maps, frame[1]) || (frame[0] && frame[0] <= rbp))
 		return false;
 	cursor_reg(cursor, UNW_X86_64_RBX, &st->regs.rbx);
@@ -347,23 +362,16 @@ static bool fp_step(struct lu_state *st, unw_cursor_t *cursor, unw_word_t sp)
 	return unw_init_remote(cursor, st->as, st) >= 0;
 }
 
-/* The .debug_frame CFI of module ID, for a module without the .eh_frame
- * table libunwind reads; NULL if it has the table or no .debug_frame.
- * *D is then its entry. */
-static Dwarf_CFI *debug_cfi(struct lu_state *st, uint32_t id, struct debug_cfi **dp)
+/* The .debug_frame of module ID, for a module without the .eh_frame
+ * table libunwind reads; NULL if it has the table or no .debug_frame. */
+static const struct debug_cfi *debug_cfi(struct lu_state *st, uint32_t id)
 {
 	struct module *mod = maps_module(st->maps, id);
 	struct debug_cfi *d;
 
 	if (!mod || mod->has_table || mod->fd < 0)
 		return NULL;
-	if (id >= st->ndcfi) {
-		size_t n = id + 16;
-
-		st->dcfi = xrealloc(st->dcfi, n * sizeof(*st->dcfi));
-		memset(st->dcfi + st->ndcfi, 0, (n - st->ndcfi) * sizeof(*st->dcfi));
-		st->ndcfi = n;
-	}
+	GROW(st->dcfi, st->ndcfi, (size_t)id + 1);
 	d = &st->dcfi[id];
 	if (!d->tried) {
 		d->tried = true;
@@ -374,8 +382,7 @@ static Dwarf_CFI *debug_cfi(struct lu_state *st, uint32_t id, struct debug_cfi *
 		if (d->cfi)
 			find_go_top_frames(d);
 	}
-	*dp = d;
-	return d->cfi;
+	return d->cfi ? d : NULL;
 }
 
 /* The registers of one frame, by DWARF number (x86-64: 0-15 the general
@@ -392,7 +399,6 @@ struct dregs {
 static int cfi_eval(struct lu_state *st, const struct dregs *r, uint64_t cfa,
 		    const Dwarf_Op *ops, size_t nops, int regno, uint64_t *out)
 {
-	const struct capture *c = st->cap;
 	uint64_t stack[4];
 	unsigned depth = 0, reg;
 	bool value = false;
@@ -447,23 +453,20 @@ static int cfi_eval(struct lu_state *st, const struct dregs *r, uint64_t cfa,
 		*out = stack[depth - 1];
 		return 1;
 	}
-	if (stack[depth - 1] < c->sp || c->stack_len < sizeof(*out) ||
-	    stack[depth - 1] - c->sp > c->stack_len - sizeof(*out)) {
-		if (stack[depth - 1] >= c->sp + c->stack_len &&
-		    (!c->stack_top || stack[depth - 1] < c->stack_top))
-			st->beyond_snapshot = true;
+	if (!stack_read(st, stack[depth - 1], out, sizeof(*out))) {
+		note_beyond(st, stack[depth - 1]);
 		return -1;
 	}
-	memcpy(out, c->stack + (stack[depth - 1] - c->sp), sizeof(*out));
 	return 1;
 }
 
-/* One step by .debug_frame CFI from the frame at IP (a return address
- * unless EXACT) in the mapping MP, with the cursor's registers; the cursor
- * then starts again from the caller's frame.  1 stepped, 0 the CFI ends
- * the stack here, -1 no step. */
-static int cfi_step(struct lu_state *st, unw_cursor_t *cursor, Dwarf_CFI *cfi,
-		    const struct mapping *mp, unw_word_t ip, unw_word_t sp, bool exact)
+/* One step by the .debug_frame CFI D from the frame at IP (a return
+ * address unless EXACT) in the mapping MP, with the cursor's registers;
+ * the cursor then starts again from the caller's frame.  1 stepped, 0 the
+ * stack ends here (the CFI says so, or IP is in one of Go's top frames),
+ * -1 no step. */
+static int cfi_step(struct lu_state *st, unw_cursor_t *cursor, const struct debug_cfi *d,
+		    const struct mapping *mp, unw_word_t ip, bool exact)
 {
 	static const unw_regnum_t callee_saved[] = {
 		UNW_X86_64_RBX, UNW_X86_64_RBP, UNW_X86_64_R12, UNW_X86_64_R13,
@@ -480,6 +483,9 @@ static int cfi_step(struct lu_state *st, unw_cursor_t *cursor, Dwarf_CFI *cfi,
 	size_t nops, i;
 	int ra_reg, ret;
 
+	for (i = 0; i < d->ntop; i++)
+		if (ip - mp->bias - d->top[i][0] < d->top[i][1] - d->top[i][0])
+			return 0;
 	for (i = 0; i <= 16; i++) {
 		unw_word_t w;
 
@@ -488,7 +494,7 @@ static int cfi_step(struct lu_state *st, unw_cursor_t *cursor, Dwarf_CFI *cfi,
 			r.known |= 1u << i;
 		}
 	}
-	if (dwarf_cfi_addrframe(cfi, (exact ? ip : ip - 1) - mp->bias, &frame) < 0)
+	if (dwarf_cfi_addrframe(d->cfi, (exact ? ip : ip - 1) - mp->bias, &frame) < 0)
 		return -1;
 	ret = -1;
 	/* The CFA: a register plus an offset (DW_OP_bregx), as Go writes
@@ -503,12 +509,9 @@ static int cfi_step(struct lu_state *st, unw_cursor_t *cursor, Dwarf_CFI *cfi,
 	ret = cfi_eval(st, &r, cfa, ops, nops, ra_reg, &ra);
 	if (ret <= 0)
 		goto out;
-	ret = -1;
-	if (cfa <= sp)
-		goto out;
 	/* The callee-saved registers by their rules; one the CFI leaves
 	 * undefined keeps its value, as in fp_step. */
-	for (i = 0; i < sizeof(callee_saved) / sizeof(callee_saved[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(callee_saved); i++) {
 		int reg = (int)callee_saved[i];
 
 		if (r.known & 1u << reg)
@@ -544,6 +547,8 @@ static enum unwind_result lu_walk(void *state, const struct capture *c,
 		goto out;
 	}
 	for (;;) {
+		const struct debug_cfi *dc;
+		const struct mapping *mp;
 		unw_word_t ip, sp, nsp;
 		int sig, ret;
 
@@ -584,32 +589,9 @@ static enum unwind_result lu_walk(void *state, const struct capture *c,
 		}
 		/* CFI in .debug_frame only, which libunwind does not read;
 		 * a signal frame is libunwind's to step. */
-		if (!sig) {
-			const struct mapping *mp = maps_find(st->maps, ip);
-			struct debug_cfi *d;
-			Dwarf_CFI *cfi = mp ? debug_cfi(st, mp->module, &d) : NULL;
-			size_t i;
-
-			if (cfi) {
-				for (i = 0; i < d->ntop; i++)
-					if (ip - mp->bias - d->top[i][0] < d->top[i][1] - d->top[i][0])
-						break;
-				if (i < d->ntop) {
-					res = UNWIND_COMPLETE;
-					break;
-				}
-				ret = cfi_step(st, &cursor, cfi, mp, ip, sp, exact);
-				if (ret == 0)
-					res = UNWIND_COMPLETE;
-				else if (ret < 0 && st->beyond_snapshot)
-					res = UNWIND_TRUNCATED;
-				if (ret <= 0)
-					break;
-				exact = false;
-				continue;
-			}
-		}
-		ret = unw_step(&cursor);
+		mp = sig ? NULL : maps_find(st->maps, ip);
+		dc = mp ? debug_cfi(st, mp->module) : NULL;
+		ret = dc ? cfi_step(st, &cursor, dc, mp, ip, exact) : unw_step(&cursor);
 		if (ret == 0) {
 			res = UNWIND_COMPLETE;
 			break;
