@@ -5,6 +5,7 @@
 #include "dump.h"
 #include "maps.h"
 #include "output.h"
+#include "proc.h"
 #include "profile.h"
 #include "report.h"
 #include "sampler.h"
@@ -119,6 +120,32 @@ static int report_main(const struct options *o)
 	return ret < 0 ? 1 : 0;
 }
 
+/* The profile of what sampler SP took from session S's target: each frame
+ * symbolized (the JIT code left without a name counted in RI, if given),
+ * its processes and sampled threads named, the names demangled. */
+static void profile_of_run(struct profile *prof, const struct options *o, const struct session *s,
+			   const struct sampler *sp, struct run_info *ri)
+{
+	struct symbolizer *sz;
+	size_t i;
+
+	if (!o->debuginfod)
+		unsetenv("DEBUGINFOD_URLS");
+	sz = symbolizer_new(sp->maps);
+	profile_init(prof);
+	prof->pid = s->pid;
+	prof->comm = strpool_intern(&prof->strings, s->comm);
+	profile_from_stacks(prof, &sp->stacks, sz, sp->maps);
+	for (i = 0; i < s->nprocs; i++)
+		profile_set_process(prof, s->procs[i]->pid, s->procs[i]->comm);
+	for (i = 0; i < sp->nnames; i++)
+		profile_set_thread(prof, sp->names[i].tid, sp->names[i].name);
+	if (ri)
+		ri->anon_unnamed = symbolizer_anon_unnamed(sz, &ri->perf_map);
+	symbolizer_free(sz);
+	profile_demangle(prof);
+}
+
 static int cmp_dump_thread(const void *a, const void *b)
 {
 	const struct dump_thread *x = a, *y = b;
@@ -135,7 +162,6 @@ static int dump_main(const struct options *o)
 	struct session s;
 	struct sampler sp;
 	struct profile prof;
-	struct symbolizer *sz;
 	struct dump_thread *dts;
 	struct dump_info di = {
 		.json = o->format && !strcmp(o->format, "json"),
@@ -192,33 +218,18 @@ static int dump_main(const struct options *o)
 	di.stall_max_us = sampler_stall_percentile(&sp.stats, 100);
 	di.elapsed_ns = sp.stats.wall_ns;
 
-	if (!o->debuginfod)
-		unsetenv("DEBUGINFOD_URLS");
-	sz = symbolizer_new(sp.maps);
-	profile_init(&prof);
-	prof.pid = s.pid;
-	prof.comm = strpool_intern(&prof.strings, s.comm);
+	profile_of_run(&prof, o, &s, &sp, NULL);
 	prof.wall = true;
-	profile_from_stacks(&prof, &sp.stacks, sz, sp.maps);
-	for (i = 0; i < sp.nnames; i++)
-		profile_set_thread(&prof, sp.names[i].tid, sp.names[i].name);
+	/* The threads whose stack was not taken are named too. */
 	for (i = 0; i < di.nthreads; i++) {
-		char path[64], name[64];
-		FILE *f;
+		char name[64];
 
 		if (profile_thread_name(&prof, dts[i].tid))
 			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)s.pid, (int)dts[i].tid);
-		if ((f = fopen(path, "re"))) {
-			if (fgets(name, sizeof(name), f)) {
-				name[strcspn(name, "\n")] = '\0';
-				profile_set_thread(&prof, dts[i].tid, name);
-			}
-			fclose(f);
-		}
+		/* /proc/TID is the thread's own, as /proc/PID/task/TID. */
+		proc_comm(dts[i].tid, name, sizeof(name));
+		profile_set_thread(&prof, dts[i].tid, name);
 	}
-	symbolizer_free(sz);
-	profile_demangle(&prof);
 	ret = dump_write(out, &prof, &di);
 	if (out != stdout && fclose(out) == EOF && ret == 0)
 		ret = -errno;
@@ -238,7 +249,6 @@ int main(int argc, char **argv)
 	struct session s;
 	struct sampler sp;
 	struct profile prof;
-	struct symbolizer *sz;
 	struct run_info ri = { 0 };
 	struct top *top = NULL;
 	FILE *outs[ARRAY_SIZE(o.outputs)];
@@ -302,26 +312,13 @@ int main(int argc, char **argv)
 		ret = live_ret;
 		goto done;
 	}
-	if (!o.debuginfod)
-		unsetenv("DEBUGINFOD_URLS");
-	sz = symbolizer_new(sp.maps);
-	profile_init(&prof);
-	prof.pid = s.pid;
-	prof.comm = strpool_intern(&prof.strings, s.comm);
+	profile_of_run(&prof, &o, &s, &sp, &ri);
 	prof.frequency = o.frequency;
 	prof.wall = o.wall;
 	prof.cputime = o.cputime;
 	prof.kernel_cpu_ns = sp.stats.kernel_cpu_ns;
 	prof.time_ns = sp.stats.start_realtime_ns;
 	prof.duration_ns = (int64_t)sp.stats.wall_ns;
-	profile_from_stacks(&prof, &sp.stacks, sz, sp.maps);
-	for (size_t i = 0; i < s.nprocs; i++)
-		profile_set_process(&prof, s.procs[i]->pid, s.procs[i]->comm);
-	for (size_t i = 0; i < sp.nnames; i++)
-		profile_set_thread(&prof, sp.names[i].tid, sp.names[i].name);
-	ri.anon_unnamed = symbolizer_anon_unnamed(sz, &ri.perf_map);
-	symbolizer_free(sz);
-	profile_demangle(&prof);
 	if (o.tid)
 		profile_keep_thread(&prof, o.tid);
 
