@@ -48,6 +48,9 @@ static void usage(FILE *f)
 "                           stacks, .svg flame graph, anything else text;\n"
 "                           give -o several times for several files\n"
 "      --format=FORMAT      text, folded, pprof or svg, whatever the file names\n"
+"      --every=SECONDS      a complete profile every SECONDS, %g to %g, each -o\n"
+"                           then a pattern of names: %%t interval start (UTC),\n"
+"                           %%n its number, %%p the pid; e.g. -o 'prof-%%t.pb.gz'\n"
 "      --tid=TID            only the samples of thread TID\n"
 "      --no-thread          no thread frame at the root of folded stacks and\n"
 "                           flame graphs\n"
@@ -76,6 +79,10 @@ static void usage(FILE *f)
 "interval.  --sort sets the first order; --top, --per-thread, --lines,\n"
 "--callgraph and --tid do not apply.\n"
 "\n"
+"With --every, each file appears whole (written aside, then renamed) at the\n"
+"end of its interval, and the last, shorter one when profiling ends; no\n"
+"sample falls between two files.\n"
+"\n"
 "'ctprof dump -p PID' prints each thread's stack now, with its state (running,\n"
 "the system call it waits in, stopped): each thread is stopped once and let\n"
 "go when its stack is copied; a stopped process is left stopped.  --format=json\n"
@@ -95,6 +102,7 @@ static void usage(FILE *f)
 		CTPROF_FREQ_MIN, CTPROF_FREQ_MAX, CTPROF_FREQ_DEFAULT,
 		CTPROF_FRAMES_MIN, CTPROF_FRAMES_MAX, CTPROF_FRAMES_DEFAULT,
 		unwinder_default->name,
+		CTPROF_EVERY_MIN, CTPROF_EVERY_MAX,
 		CTPROF_INTERVAL_MIN, CTPROF_INTERVAL_MAX, CTPROF_INTERVAL_DEFAULT,
 		CTPROF_TOP_ROWS);
 }
@@ -141,7 +149,7 @@ static int parse_size(const char *s, size_t *out)
 
 enum { OPT_STACK_SIZE = 256, OPT_MAX_FRAMES, OPT_DEBUGINFOD, OPT_VERSION, OPT_UNWINDER, OPT_FORMAT, OPT_NO_THREAD, OPT_TOP, OPT_SORT,
        OPT_PER_THREAD, OPT_TID, OPT_LINES, OPT_CALLGRAPH, OPT_NO_DEMANGLE, OPT_WALL, OPT_WEIGHT,
-       OPT_INTERVAL };
+       OPT_INTERVAL, OPT_EVERY };
 
 static const struct option long_opts[] = {
 	{ "pid",        required_argument, NULL, 'p' },
@@ -167,6 +175,7 @@ static const struct option long_opts[] = {
 	{ "wall",       no_argument,       NULL, OPT_WALL },
 	{ "weight",     required_argument, NULL, OPT_WEIGHT },
 	{ "interval",   required_argument, NULL, OPT_INTERVAL },
+	{ "every",      required_argument, NULL, OPT_EVERY },
 	{ "version",    no_argument,       NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 }
 };
@@ -195,6 +204,39 @@ static int live_check(struct options *o)
 	}
 	if (!o->interval)
 		o->interval = CTPROF_INTERVAL_DEFAULT;
+	return 0;
+}
+
+/* --every: each -o is a pattern of names (every.h); one without %n or
+ * %t is a file rewritten every interval.  -1 after saying what is wrong. */
+static int every_check_patterns(const struct options *o)
+{
+	unsigned i;
+
+	if (!o->noutputs) {
+		error_msg("--every writes a file per interval: give -o with a pattern, e.g. -o 'prof-%%t.pb.gz'");
+		return -1;
+	}
+	for (i = 0; i < o->noutputs; i++) {
+		const char *c, *pat = o->outputs[i];
+		bool n = false, t = false;
+
+		for (c = strchr(pat, '%'); c; c = strchr(c + 2, '%')) {
+			if (!c[1] || !strchr("tnp%", c[1])) {
+				error_msg("invalid output pattern '%s': %%%c is none of %%t (time), %%n (number), %%p (pid), %%%%",
+					  pat, c[1] ? c[1] : ' ');
+				return -1;
+			}
+			n |= c[1] == 'n';
+			t |= c[1] == 't';
+		}
+		/* %t is to the second: two intervals in one would share a name. */
+		if (t && !n && o->every < 1) {
+			error_msg("output pattern '%s': with --every under a second, add %%n so that names differ",
+				  pat);
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -371,6 +413,21 @@ int cli_parse(int argc, char **argv, struct options *o, int *exit_code)
 			o->interval = d;
 			break;
 		}
+		case OPT_EVERY: {
+			char *end;
+			double d;
+
+			errno = 0;
+			d = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !isfinite(d) ||
+			    d < CTPROF_EVERY_MIN || d > CTPROF_EVERY_MAX) {
+				error_msg("invalid interval '%s': expected seconds from %g to %g, e.g. 60",
+					  optarg, CTPROF_EVERY_MIN, CTPROF_EVERY_MAX);
+				return usage_error(exit_code);
+			}
+			o->every = d;
+			break;
+		}
 		case OPT_UNWINDER:
 			if (!unwinder_find(optarg)) {
 				error_msg("invalid unwinder '%s': expected libunwind or libdw", optarg);
@@ -394,6 +451,13 @@ int cli_parse(int argc, char **argv, struct options *o, int *exit_code)
 		return usage_error(exit_code);
 	}
 	if (o->live && live_check(o) < 0)
+		return usage_error(exit_code);
+	if (o->every && (o->live || o->report || o->dump)) {
+		error_msg("%s: --every is for a profile of a run; see 'ctprof --help'",
+			  o->live ? "top" : o->report ? "report" : "dump");
+		return usage_error(exit_code);
+	}
+	if (o->every && every_check_patterns(o) < 0)
 		return usage_error(exit_code);
 	if (o->report) {
 		if (o->pid || o->duration || o->follow_forks || o->wall || o->weight || optind != argc - 1) {

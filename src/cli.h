@@ -20,6 +20,8 @@ enum { EXIT_USAGE = 2 };
 #define CTPROF_INTERVAL_MIN 0.1
 #define CTPROF_INTERVAL_MAX 60.0
 #define CTPROF_INTERVAL_DEFAULT 1.0
+#define CTPROF_EVERY_MIN 0.1
+#define CTPROF_EVERY_MAX 86400.0
 #define CTPROF_TOP_ROWS 20      /* rows per block of 'ctprof top' off a terminal */
 
 struct options {
@@ -34,6 +36,8 @@ struct options {
 	unsigned frequency;     /* -F Hz */
 	const char *outputs[8]; /* -o FILE..., none: stdout */
 	unsigned noutputs;
+	double every;           /* --every seconds: a file per interval, each
+	                         * -o a pattern of names (every.h); 0: off */
 	size_t stack_size;      /* --stack-size bytes copied per sample */
 	unsigned max_frames;    /* --max-frames */
 	bool debuginfod;        /* --debuginfod */

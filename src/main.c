@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "cli.h"
 #include "dump.h"
+#include "every.h"
 #include "maps.h"
 #include "output.h"
 #include "proc.h"
@@ -251,6 +252,7 @@ int main(int argc, char **argv)
 	struct profile prof;
 	struct run_info ri = { 0 };
 	struct top *top = NULL;
+	struct every *every = NULL;
 	FILE *outs[ARRAY_SIZE(o.outputs)];
 	int code, fail, ret, live_ret;
 
@@ -264,7 +266,7 @@ int main(int argc, char **argv)
 
 	/* Open the output before touching the target.  The live view is the
 	 * output of 'ctprof top', which writes the others only with -o. */
-	if ((!o.live || o.noutputs) && open_outputs(&o, outs) < 0)
+	if (o.every ? every_check(&o) < 0 : (!o.live || o.noutputs) && open_outputs(&o, outs) < 0)
 		return 1;
 	ret = session_init(&s, o.follow_forks);
 	if (ret < 0) {
@@ -292,6 +294,9 @@ int main(int argc, char **argv)
 	} else if (o.live && !(top = top_start(&sp, &o))) {
 		ret = -errno;
 		error_msg("cannot start the live view: %s", strerror(errno));
+	} else if (o.every && !(every = every_start(&sp, &o))) {
+		ret = -errno;
+		error_msg("cannot start writing profiles: %s", strerror(errno));
 	} else {
 		sampler_run(&sp);
 	}
@@ -300,6 +305,8 @@ int main(int argc, char **argv)
 	/* Once the target runs free: an output that does not drain holds up
 	 * nobody but ctprof. */
 	live_ret = top_end(top);
+	if (every_end(every) < 0)
+		live_ret = -1;
 	ri.fds_after = count_open_fds();
 	if (ret < 0) {
 		if (s.launched && !s.exited)
@@ -308,7 +315,7 @@ int main(int argc, char **argv)
 	}
 
 	/* The target runs freely from here on. */
-	if (o.live && !o.noutputs) {
+	if ((o.live && !o.noutputs) || o.every) {
 		ret = live_ret;
 		goto done;
 	}

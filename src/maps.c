@@ -170,6 +170,37 @@ fail:
 	return -EIO;
 }
 
+struct module *module_copy(struct maps *m, uint32_t id)
+{
+	struct module *mod = maps_module(m, id), *copy;
+
+	if (!mod)
+		return NULL;
+	module_open(m, mod);
+	copy = xmalloc(sizeof(*copy));
+	memcpy(copy, mod, sizeof(*copy));
+	return copy;
+}
+
+void modtab_put(struct modtab *mt, uint32_t id, struct module *copy)
+{
+	GROW(mt->modules, mt->modcap, (size_t)id + 1);
+	free(mt->modules[id]);
+	mt->modules[id] = copy;
+	if (mt->nmodules < (size_t)id + 1)
+		mt->nmodules = (size_t)id + 1;
+}
+
+void modtab_free_copies(struct modtab *mt)
+{
+	size_t i;
+
+	for (i = 0; i < mt->nmodules; i++)
+		free(mt->modules[i]);
+	free(mt->modules);
+	memset(mt, 0, sizeof(*mt));
+}
+
 int module_open(struct maps *m, struct module *mod)
 {
 	char path[96];

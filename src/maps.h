@@ -128,6 +128,17 @@ uint64_t maps_frame_key(struct maps *m, uint64_t addr);
 
 /* Open and map the module's file if not done yet.  0 or -errno. */
 int module_open(struct maps *m, struct module *mod);
+/* For a reader in another thread (the live view, --every's writer), whose
+ * symbolizer must not see the table while the sampler adds to it: module
+ * ID, opened, copied into a struct the reader owns.  The strings, image and
+ * fd it points to stay M's and must outlive the copy.  NULL if ID is no
+ * module. */
+struct module *module_copy(struct maps *m, uint32_t id);
+/* Put COPY in MT as module ID, freeing the copy it replaces. */
+void modtab_put(struct modtab *mt, uint32_t id, struct module *copy);
+/* Free the copies in MT (not what they point to). */
+void modtab_free_copies(struct modtab *mt);
+
 /* Copy N bytes at ELF address VADDR from the module's file image.
  * 0, or -1 if they are not all in the file part of one PT_LOAD segment. */
 int module_read(const struct module *mod, uint64_t vaddr, void *buf, size_t n);

@@ -381,6 +381,9 @@ void profile_from_stacks(struct profile *p, const struct stacks *st,
 		struct psample *ps;
 		uint32_t i;
 
+		/* Left by stacks_take(). */
+		if (!s->count && !s->ns)
+			continue;
 		GROW(p->samples, p->samples_cap, p->nsamples + 1);
 		ps = &p->samples[p->nsamples++];
 		ps->count = s->count;

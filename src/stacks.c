@@ -124,3 +124,19 @@ uint64_t stacks_settle(struct stacks *st, pid_t pid, pid_t tid, uint64_t ns)
 	}
 	return p;
 }
+
+void stacks_take(struct stacks *st, struct stacks *out)
+{
+	struct stack *s;
+
+	*out = *st;
+	stacks_init(st);
+	stacks_for_each(out, s) {
+		if (!s->pending)
+			continue;
+		add(st, s->pid, s->tid, s->frames, s->nframes, s->pending, 0)->pending = s->pending;
+		s->count -= s->pending;
+		out->total -= s->pending;
+		s->pending = 0;
+	}
+}

@@ -45,6 +45,12 @@ uint64_t stacks_pending(const struct stacks *st, pid_t pid, pid_t tid);
  * is NS).  Returns their number: if 0, NS was given to none. */
 uint64_t stacks_settle(struct stacks *st, pid_t pid, pid_t tid, uint64_t ns);
 
+/* Move every sample of ST into OUT (not initialized), but for the pending
+ * ones, which stay in ST to be settled: OUT then holds what was counted
+ * so far, complete, and ST starts anew.  Entries of OUT may be left with
+ * no samples and no time. */
+void stacks_take(struct stacks *st, struct stacks *out);
+
 #define stacks_for_each(st, s) \
 	for ((s) = (st)->tab; (s) < (st)->tab + (st)->cap; (s)++) if ((s)->frames)
 

@@ -691,6 +691,34 @@ unsigned symbolizer_lookup(struct symbolizer *sz, uint64_t key, const struct sym
 	return e->n;
 }
 
+void symbolizer_forget_anon(struct symbolizer *sz)
+{
+	struct cache_ent *old = sz->cache;
+	struct sym_frame *oldf = sz->frames;
+	size_t ocap = sz->cache_cap, i;
+
+	if (!ocap)
+		return;
+	sz->cache = xcalloc(ocap, sizeof(*sz->cache));
+	sz->frames = xmalloc(sz->frames_cap * sizeof(*sz->frames));
+	sz->nframes = 0;
+	sz->cache_n = 0;
+	for (i = 0; i < ocap; i++) {
+		struct cache_ent *e;
+
+		if (!old[i].used || !frame_key_module(old[i].key))
+			continue;
+		e = cache_slot(sz, old[i].key);
+		*e = old[i];
+		e->first = (uint32_t)sz->nframes;
+		memcpy(&sz->frames[sz->nframes], &oldf[old[i].first], old[i].n * sizeof(*oldf));
+		sz->nframes += old[i].n;
+		sz->cache_n++;
+	}
+	free(old);
+	free(oldf);
+}
+
 void symbolizer_free(struct symbolizer *sz)
 {
 	size_t i;

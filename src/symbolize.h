@@ -37,6 +37,11 @@ void symbolizer_free(struct symbolizer *sz);
  * (the strings they point to live until symbolizer_free()). */
 unsigned symbolizer_lookup(struct symbolizer *sz, uint64_t key, const struct sym_frame **out);
 
+/* Look up the addresses outside modules (JIT code) afresh from now on: a
+ * runtime reuses its code space, and over a long run one address holds
+ * many functions in turn.  For a symbolizer kept across profiles. */
+void symbolizer_forget_anon(struct symbolizer *sz);
+
 /* The target's perf map (/tmp/perf-PID.map), as the symbolizer found it. */
 enum perf_map_state {
 	PERF_MAP_NONE,          /* there is none */

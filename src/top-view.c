@@ -64,13 +64,9 @@ void view_init(struct top_view *v, uint64_t start_ns, uint64_t interval_ns)
 
 void view_release(struct top_view *v)
 {
-	size_t i;
-
 	if (v->sz)
 		symbolizer_free(v->sz);
-	for (i = 0; i < v->modtab.nmodules; i++)
-		free(v->modtab.modules[i]);
-	free(v->modtab.modules);
+	modtab_free_copies(&v->modtab);
 	strpool_release(&v->strings);
 	free(v->funcs);
 	free(v->index);
@@ -80,13 +76,7 @@ void view_release(struct top_view *v)
 
 void view_add_module(struct top_view *v, uint32_t id, struct module *copy)
 {
-	struct modtab *mt = &v->modtab;
-
-	GROW(mt->modules, mt->modcap, (size_t)id + 1);
-	free(mt->modules[id]);
-	mt->modules[id] = copy;
-	if (mt->nmodules < (size_t)id + 1)
-		mt->nmodules = (size_t)id + 1;
+	modtab_put(&v->modtab, id, copy);
 }
 
 static uint64_t key_hash(const char *name, const char *file, const char *module)

@@ -192,21 +192,18 @@ static void take_info(struct top *t, struct top_info *in)
  * never reads the sampler's table. */
 static void stage_module(struct top *t, uint32_t id)
 {
-	struct maps *maps = t->sp->maps;
-	struct module *mod;
+	struct module *copy;
 
 	if (id < t->ncopied && t->copied[id])
 		return;
 	GROW(t->copied, t->ncopied, (size_t)id + 1);
 	t->copied[id] = true;
-	mod = maps_module(maps, id);
-	if (!mod)
+	copy = module_copy(t->sp->maps, id);
+	if (!copy)
 		return;
-	module_open(maps, mod);
 	GROW(t->staged, t->stagecap, t->nstaged + 1);
 	t->staged[t->nstaged].id = id;
-	t->staged[t->nstaged].copy = xmalloc(sizeof(*mod));
-	memcpy(t->staged[t->nstaged].copy, mod, sizeof(*mod));
+	t->staged[t->nstaged].copy = copy;
 	t->nstaged++;
 }
 
