@@ -27,6 +27,8 @@ struct ld_state {
 	struct maps *maps;
 	Dwfl *dwfl;
 	bool attached;
+	Elf *elf;                       /* what the attached state's backend
+	                                 * was opened from, until dwfl_end */
 	struct reported *rep;           /* modules reported to dwfl */
 	size_t nrep, repcap;
 	unsigned long synced;           /* maps->refreshes at the last sync */
@@ -148,15 +150,29 @@ static void sync_modules(struct ld_state *st)
 	}
 	if (began)
 		dwfl_report_end(st->dwfl, NULL, NULL);
-	if (!st->attached && st->nrep)
-		st->attached = dwfl_attach_state(st->dwfl, NULL, st->maps->pid,
-						 &ld_thread_callbacks, st);
+	if (!st->attached && st->nrep) {
+		/* Given no ELF, dwfl_attach_state borrows the backend of the
+		 * first module it can open; with node, a walk then aborted
+		 * about once in 40 runs in libdwfl's state_alloc (an
+		 * impossible register count).  The state gets a backend of
+		 * its own, from a module's image (the same machine as all). */
+		struct module *mod = maps_module(st->maps, st->rep[0].module);
+
+		if (!st->elf && mod)
+			st->elf = elf_memory((char *)mod->image, mod->image_size);
+		if (st->elf)
+			st->attached = dwfl_attach_state(st->dwfl, st->elf, st->maps->pid,
+							 &ld_thread_callbacks, st);
+	}
 }
 
 static void ld_reset(struct ld_state *st)
 {
 	if (st->dwfl)
 		dwfl_end(st->dwfl);
+	if (st->elf)
+		elf_end(st->elf);
+	st->elf = NULL;
 	st->dwfl = dwfl_begin(&ld_dwfl_callbacks);
 	st->attached = false;
 	st->nrep = 0;
@@ -184,6 +200,8 @@ static void ld_fini(void *state)
 		return;
 	if (st->dwfl)
 		dwfl_end(st->dwfl);
+	if (st->elf)
+		elf_end(st->elf);
 	free(st->rep);
 	free(st);
 }
