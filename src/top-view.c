@@ -17,12 +17,14 @@
 #include "profile.h"
 #include "util.h"
 
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define LINE_MAX_BYTES 1024     /* a line is clipped to this much */
 
@@ -62,8 +64,18 @@ void view_init(struct top_view *v, uint64_t start_ns, uint64_t interval_ns)
 	v->span_ns = interval_ns;
 }
 
+void view_set_target(struct top_view *v, const struct maps *maps)
+{
+	v->maps.pid = maps->pid;
+	v->maps.ns_pid = maps->ns_pid;
+	v->maps.start_ns = maps->start_ns;
+	v->maps.root_fd = maps->root_fd >= 0 ? fcntl(maps->root_fd, F_DUPFD_CLOEXEC, 3) : -1;
+}
+
 void view_release(struct top_view *v)
 {
+	if (v->maps.root_fd > 0)
+		close(v->maps.root_fd);
 	if (v->sz)
 		symbolizer_free(v->sz);
 	modtab_free_copies(&v->modtab);
@@ -176,6 +188,8 @@ void view_take(struct top_view *v, struct stacks *batch, uint64_t now_ns)
 
 		if (!v->sz)
 			v->sz = symbolizer_new(&v->maps);
+		/* JIT code moves over a run: its names are looked up anew. */
+		symbolizer_forget_anon(v->sz);
 		profile_init(&prof);
 		profile_from_stacks(&prof, batch, v->sz, &v->maps);
 		if (!v->raw_names)

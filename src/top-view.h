@@ -74,6 +74,8 @@ struct top_view {
  * INTERVAL_NS (for the first frame); the flags above are zero. */
 void view_init(struct top_view *v, uint64_t start_ns, uint64_t interval_ns);
 void view_release(struct top_view *v);
+/* Name JIT code from the perf map of MAPS's process, as the report does. */
+void view_set_target(struct top_view *v, const struct maps *maps);
 
 /* Module ID's copy, made after module_open(): the view owns the struct
  * (freed by view_release), the strings, image and fd it points to stay

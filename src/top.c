@@ -443,6 +443,7 @@ struct top *top_start(struct sampler *sp, const struct options *o)
 	t->saved_stderr = -1;
 	stacks_init(&t->pending);
 	view_init(&t->view, now_ns(), interval_ns);
+	view_set_target(&t->view, sp->maps);
 	t->view.raw_names = o->no_demangle;
 	t->view.verbose = o->verbose;
 	/* As main does before its report; here before the view thread

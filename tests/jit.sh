@@ -191,7 +191,7 @@ profiled() {
 
 case $runtime in
 node)
-	plan 27
+	plan 29
 	profile node node --perf-basic-prof "$SRC/phases.js"
 	forget_map "$(report_pid "$TMP/node.txt")"
 	profiled node
@@ -247,6 +247,20 @@ node)
 		eval '! grep -q stale_from_another_process "$OUT"'
 	check "stale map: the report says the map is older than the process" \
 		grep -q 'perf-[0-9]*\.map is older than the process' "$OUT"
+
+	# The live view and --every name JIT code from the map as it grows.
+	run_cmd top "$CTPROF" top ${CTPROF_ARGS:-} -F 499 -d 3 -- node --perf-basic-prof "$SRC/phases.js" 1
+	forget_map "$(awk '$1 == "ctprof" && $2 == "top:" { print $4; exit }' "$OUT")"
+	check "top: its blocks name the JIT phases" \
+		eval 'is_status 0 && grep -q "JS:\*phaseGamma" "$OUT" && grep -q "JS:\*phaseAlpha" "$OUT"'
+	mkdir -p "$TMP/every"
+	run_ctprof every -F 499 --every 0.5 -o "$TMP/every/p-%n-%p.folded" -- node --perf-basic-prof "$SRC/phases.js" 1
+	n=$(ls "$TMP/every" | wc -l)
+	named=$(grep -l 'JS:\*phaseGamma' "$TMP/every"/* 2>/dev/null | wc -l)
+	forget_map "$(ls "$TMP/every" | sed -n 's/^p-000001-\([0-9]*\)\.folded$/\1/p')"
+	diag "--every 0.5: $named of $n files name phaseGamma"
+	check "--every: each file but the first and the last names the JIT phases" \
+		eval 'is_status 0 && ge "$n" 3 && ge "$named" "$((n - 2))"'
 	;;
 java)
 	plan 11
