@@ -31,6 +31,10 @@
 #define STOP_TIMEOUT_NS 100000000ULL
 /* How long it polls for the stops before it sleeps. */
 #define SPIN_NS 200000ULL
+/* ctprof dump: threads asked to stop at a time, and the longest wait for
+ * a batch (see interrupt_in_batches). */
+#define DUMP_BATCH 4
+#define DUMP_BATCH_WAIT_NS 20000000ULL
 /* Real-time priorities: the sampler outranks the helpers that take CPUs
  * from the target (kick.h), so that it can run on a CPU one of them
  * holds. */
@@ -547,7 +551,7 @@ static bool choose(struct sampler *sp)
 			 * a dump; the interrupt brings it to report again. */
 			if (sp->once && target_of(sp, t->proc, NULL)) {
 				t->blocked_sample = false;
-				session_interrupt(s, t);
+				add_pick(sp, t, -1);
 				spin = false;
 			}
 			continue;
@@ -627,7 +631,10 @@ static bool choose(struct sampler *sp)
 		/* Blocked, in --wall mode: it wakes up to stop, maybe on our
 		 * CPU. */
 		t->blocked_sample = true;
-		session_interrupt(s, t);
+		if (sp->once)
+			add_pick(sp, t, -1);
+		else
+			session_interrupt(s, t);
 		spin = false;
 	}
 	return spin;
@@ -805,6 +812,40 @@ static uint64_t lead(const struct sampler *sp)
 }
 
 /* Tick N, at T_NS: ctprof woke at WOKE_NS, the lead before it. */
+/* ctprof dump: the threads chosen are asked to stop DUMP_BATCH at a time,
+ * and each batch is waited for (at most DUMP_BATCH_WAIT_NS) before the
+ * next.  Asked all at once, the threads stop together and each waits,
+ * stopped, for its turn to be copied: on 1004 threads each stop lasted
+ * over 10 ms and they spread over 60 to 140 ms.  A thread that does not
+ * stop within its batch's wait (in uninterruptible sleep) is taken when it
+ * does, within the dump's second. */
+static void interrupt_in_batches(struct sampler *sp)
+{
+	struct session *s = sp->session;
+	size_t i, n = sp->npicks;
+	pid_t *tids = xmalloc((n + 1) * sizeof(*tids));
+	unsigned carried = s->waiting;
+	uint64_t t0;
+
+	/* Reaping may grow the thread table and move the threads. */
+	for (i = 0; i < n; i++)
+		tids[i] = sp->picks[i].t->tid;
+	sp->npicks = 0;
+	for (i = 0; i < n; i++) {
+		struct thread *t = session_thread(s, tids[i]);
+
+		t0 = now_ns();
+		if (t && session_interrupt(s, t) == 0)
+			sp->stats.unheld++;
+		sp->stats.part_ns.interrupt += now_ns() - t0;
+		if ((i + 1) % DUMP_BATCH && i + 1 < n)
+			continue;
+		session_wait_samples(s, 0, DUMP_BATCH_WAIT_NS, carried);
+		carried = s->waiting;
+	}
+	free(tids);
+}
+
 static void tick(struct sampler *sp, uint64_t n, uint64_t t_ns, uint64_t woke_ns)
 {
 	struct session *s = sp->session;
@@ -830,6 +871,11 @@ static void tick(struct sampler *sp, uint64_t n, uint64_t t_ns, uint64_t woke_ns
 	t0 = now_ns();
 	spin = choose(sp);
 	sp->stats.part_ns.choose += now_ns() - t0;
+	if (sp->once) {
+		interrupt_in_batches(sp);
+		unwind_captures(sp);
+		return;
+	}
 	if (sp->kicking) {
 		/* What the lead must cover: ctprof's lateness in waking up,
 		 * and the reads above.  The lead follows its 75th
@@ -853,7 +899,7 @@ static void tick(struct sampler *sp, uint64_t n, uint64_t t_ns, uint64_t woke_ns
 	 * period, then take its stop whenever it comes.  Its PC is the same:
 	 * it has not run meanwhile. */
 	if (s->waiting)
-		session_wait_samples(s, spin && sp->stats.realtime ? SPIN_NS : 0, sp->period_ns / 2);
+		session_wait_samples(s, spin && sp->stats.realtime ? SPIN_NS : 0, sp->period_ns / 2, 0);
 	unwind_captures(sp);
 	if (sp->cputime && n >= sp->settle_n) {
 		t0 = now_ns();

@@ -511,14 +511,14 @@ static void wait_sigfd(struct session *s, uint64_t deadline)
 	ppoll(&pfd, 1, &ts, NULL);
 }
 
-void session_wait_samples(struct session *s, uint64_t spin_ns, uint64_t wait_ns)
+void session_wait_samples(struct session *s, uint64_t spin_ns, uint64_t wait_ns, unsigned upto)
 {
 	uint64_t start = now_ns(), deadline = start + wait_ns, inside = s->resume_ns + s->sample_ns;
 
 	/* Waking up costs more than the wait on a VM (tens of microseconds,
 	 * in the stall and in ctprof's CPU time): poll a little first.  The
 	 * SIGCHLD these stops raised stays pending and is read later. */
-	while (s->waiting && spin_ns && now_ns() - start < spin_ns)
+	while (s->waiting > upto && spin_ns && now_ns() - start < spin_ns)
 		session_reap(s);
 	inside = s->resume_ns + s->sample_ns - inside;
 	s->spin_ns += now_ns() - start - inside;
@@ -529,7 +529,7 @@ void session_wait_samples(struct session *s, uint64_t spin_ns, uint64_t wait_ns)
 	 * sleeping on the signalfd, draining it, then reaping until nothing is
 	 * left loses no wakeup: four system calls per stop, none wasted on an
 	 * empty waitpid before the stop can have come. */
-	while (s->waiting) {
+	while (s->waiting > upto) {
 		if (now_ns() >= deadline)
 			break;
 		wait_sigfd(s, deadline);
@@ -539,7 +539,7 @@ void session_wait_samples(struct session *s, uint64_t spin_ns, uint64_t wait_ns)
 	/* The SIGCHLDs of the stops reaped above would wake the sampling
 	 * loop once more for nothing: read them now, then reap once more,
 	 * so that a stop that came between the two still gets reaped. */
-	if (!s->waiting) {
+	if (s->waiting <= upto) {
 		session_read_signals(s);
 		session_reap(s);
 	}

@@ -134,11 +134,11 @@ void session_read_signals(struct session *s);
  * is handled by session_wait_samples().  0, or -1 if the thread is gone. */
 int session_interrupt(struct session *s, struct thread *t);
 
-/* Wait until every interrupted thread has stopped and been sampled, or
- * WAIT_NS passed; a stop that comes later is sampled when it is reaped.
- * First poll for up to SPIN_NS without sleeping: only when no interrupted
- * thread needs ctprof's CPU to get to its stop. */
-void session_wait_samples(struct session *s, uint64_t spin_ns, uint64_t wait_ns);
+/* Wait until every interrupted thread but UPTO has stopped and been
+ * sampled, or WAIT_NS passed; a stop that comes later is sampled when it
+ * is reaped.  First poll for up to SPIN_NS without sleeping: only when no
+ * interrupted thread needs ctprof's CPU to get to its stop. */
+void session_wait_samples(struct session *s, uint64_t spin_ns, uint64_t wait_ns, unsigned upto);
 
 /* Give up the samples asked for more than AGE_NS ago (a thread stuck in
  * the kernel): counted as lost; their stops are just resumed. */

@@ -11,11 +11,12 @@
 #     process in a group stop (SIGSTOP) is dumped and left stopped;
 #   - eu-stack (elfutils), on the same target, names the same functions of
 #     the program in each thread, in the same order;
-#   - 1000 more threads, blocked: all listed, in a few seconds.
+#   - 1000 more threads, blocked: all listed, in a few seconds, each
+#     stopped for well under a millisecond (median).
 . "$(dirname "$0")/lib.sh"
 skip_unless_ptrace attach
 
-plan 17
+plan 18
 
 # dump NAME ARGS...: run_cmd NAME ctprof dump $CTPROF_ARGS ARGS...
 dump() {
@@ -151,5 +152,10 @@ diag "$(head -1 "$OUT"); ctprof took $took s"
 check "1004 threads: all listed, each with its stack, in under 10 s" \
 	eval 'is_status 0 && [ "$(grep -c "^thread " "$OUT")" = 1004 ] &&
 	      [ "$(grep -c "^thread .*(idle): in pause" "$OUT")" = 1000 ] && lt "$took" 10'
+# Asked to stop all at once, each thread waited stopped for its turn to be
+# copied: a median stop of 10 ms or more (the header's ">= 9999.0 us").
+median=$(sed -n '1s/.*median \([0-9.]*\) us.*/\1/p' "$OUT")
+check "1004 threads: each is stopped briefly, median under 1 ms (${median:-?} us)" \
+	eval '[ -n "$median" ] && lt "$median" 1000'
 check "1004 threads: the target runs on, untraced" eval 'alive_not_stopped "$PID" && untraced "$PID"'
 finish
