@@ -22,6 +22,7 @@ static void usage(FILE *f)
 "       ctprof top [OPTION]... -p PID\n"
 "       ctprof top [OPTION]... [--] COMMAND [ARG]...\n"
 "       ctprof dump [--tid=TID] [--format=text|json] [--no-demangle] -p PID\n"
+"       ctprof diff [--absolute] [--sort=KEY] [--top=N] [-o FILE] BASE NEW\n"
 "Sample where the threads of a running process (-p) or of a COMMAND spend\n"
 "their CPU time, then print a flat and a cumulative report of functions.\n"
 "\n"
@@ -78,6 +79,14 @@ static void usage(FILE *f)
 "standard output is not a terminal, it prints the first %d rows every\n"
 "interval.  --sort sets the first order; --top, --per-thread, --lines,\n"
 "--callgraph and --tid do not apply.\n"
+"\n"
+"'ctprof diff BASE NEW' compares two saved profiles (ctprof's or Go's):\n"
+"each function's self and cumulative share in both and the change in points,\n"
+"largest change first (--sort=cum: of cumulative share); --absolute compares\n"
+"times instead of shares.  -o FILE.folded writes stacks with two counts (the\n"
+"base scaled to the new total) for flamegraph.pl; -o FILE.svg a differential\n"
+"flame graph: as wide as the new profile, red where a share grew, blue where\n"
+"it shrank.  --top, --sort, --no-demangle and --format apply.\n"
 "\n"
 "With --every, each file appears whole (written aside, then renamed) at the\n"
 "end of its interval, and the last, shorter one when profiling ends; no\n"
@@ -149,7 +158,7 @@ static int parse_size(const char *s, size_t *out)
 
 enum { OPT_STACK_SIZE = 256, OPT_MAX_FRAMES, OPT_DEBUGINFOD, OPT_VERSION, OPT_UNWINDER, OPT_FORMAT, OPT_NO_THREAD, OPT_TOP, OPT_SORT,
        OPT_PER_THREAD, OPT_TID, OPT_LINES, OPT_CALLGRAPH, OPT_NO_DEMANGLE, OPT_WALL, OPT_WEIGHT,
-       OPT_INTERVAL, OPT_EVERY };
+       OPT_INTERVAL, OPT_EVERY, OPT_ABSOLUTE };
 
 static const struct option long_opts[] = {
 	{ "pid",        required_argument, NULL, 'p' },
@@ -176,6 +185,7 @@ static const struct option long_opts[] = {
 	{ "weight",     required_argument, NULL, OPT_WEIGHT },
 	{ "interval",   required_argument, NULL, OPT_INTERVAL },
 	{ "every",      required_argument, NULL, OPT_EVERY },
+	{ "absolute",   no_argument,       NULL, OPT_ABSOLUTE },
 	{ "version",    no_argument,       NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 }
 };
@@ -204,6 +214,34 @@ static int live_check(struct options *o)
 	}
 	if (!o->interval)
 		o->interval = CTPROF_INTERVAL_DEFAULT;
+	return 0;
+}
+
+/* 'ctprof diff BASE NEW': two files and what shapes its output, no more.
+ * 0, or -1 with *EXIT_CODE set after saying what is wrong. */
+static int diff_check(struct options *o, int argc, char **argv, int *exit_code)
+{
+	const char *bad = o->pid ? "-p" : o->duration ? "-d" : o->follow_forks ? "-f" :
+		o->wall ? "--wall" : o->weight ? "--weight" :
+		o->frequency != CTPROF_FREQ_DEFAULT ? "-F" : o->per_thread ? "--per-thread" :
+		o->lines ? "--lines" : o->callgraph ? "--callgraph" : o->tid ? "--tid" :
+		o->no_thread ? "--no-thread" : o->noutputs > 1 ? "a second -o" : NULL;
+
+	if (bad) {
+		error_msg("diff: %s does not apply; see 'ctprof --help'", bad);
+		return usage_error(exit_code);
+	}
+	if (optind != argc - 2) {
+		error_msg("diff: give two profiles, the base then the new one, e.g. ctprof diff old.pb.gz new.pb.gz");
+		return usage_error(exit_code);
+	}
+	if (!o->format && o->noutputs && !strcmp(writer_for_file(o->outputs[0])->name, "pprof")) {
+		error_msg("diff: writes text, folded stacks (.folded) or a flame graph (.svg), not pprof");
+		return usage_error(exit_code);
+	}
+	o->diff[0] = argv[optind];
+	o->diff[1] = argv[optind + 1];
+	verbose_level = o->verbose;
 	return 0;
 }
 
@@ -255,6 +293,11 @@ int cli_parse(int argc, char **argv, struct options *o, int *exit_code)
 	} else if (argc > 1 && !strcmp(argv[1], "dump")) {
 		/* 'ctprof -- dump' runs a command called dump. */
 		o->dump = true;
+		argv++;
+		argc--;
+	} else if (argc > 1 && !strcmp(argv[1], "diff")) {
+		/* 'ctprof -- diff' runs a command called diff. */
+		o->diffing = true;
 		argv++;
 		argc--;
 	} else if (argc > 1 && !strcmp(argv[1], "top")) {
@@ -341,7 +384,12 @@ int cli_parse(int argc, char **argv, struct options *o, int *exit_code)
 			o->debuginfod = true;
 			break;
 		case OPT_FORMAT:
-			if (o->dump) {
+			if (o->diffing) {
+				if (strcmp(optarg, "text") && strcmp(optarg, "folded") && strcmp(optarg, "svg")) {
+					error_msg("diff: invalid format '%s': expected text, folded or svg", optarg);
+					return usage_error(exit_code);
+				}
+			} else if (o->dump) {
 				if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
 					error_msg("dump: invalid format '%s': expected text or json", optarg);
 					return usage_error(exit_code);
@@ -428,6 +476,9 @@ int cli_parse(int argc, char **argv, struct options *o, int *exit_code)
 			o->every = d;
 			break;
 		}
+		case OPT_ABSOLUTE:
+			o->absolute = true;
+			break;
 		case OPT_UNWINDER:
 			if (!unwinder_find(optarg)) {
 				error_msg("invalid unwinder '%s': expected libunwind or libdw", optarg);
@@ -452,11 +503,17 @@ int cli_parse(int argc, char **argv, struct options *o, int *exit_code)
 	}
 	if (o->live && live_check(o) < 0)
 		return usage_error(exit_code);
-	if (o->every && (o->live || o->report || o->dump)) {
+	if (o->every && (o->live || o->report || o->dump || o->diffing)) {
 		error_msg("%s: --every is for a profile of a run; see 'ctprof --help'",
-			  o->live ? "top" : o->report ? "report" : "dump");
+			  o->live ? "top" : o->report ? "report" : o->dump ? "dump" : "diff");
 		return usage_error(exit_code);
 	}
+	if (o->absolute && !o->diffing) {
+		error_msg("--absolute is for 'ctprof diff BASE NEW'");
+		return usage_error(exit_code);
+	}
+	if (o->diffing)
+		return diff_check(o, argc, argv, exit_code);
 	if (o->every && every_check_patterns(o) < 0)
 		return usage_error(exit_code);
 	if (o->report) {

@@ -47,6 +47,9 @@ struct options {
 	const char *report;     /* 'ctprof report FILE': the FILE */
 	bool live;              /* 'ctprof top': the live view */
 	bool dump;              /* 'ctprof dump': each thread's stack, once */
+	bool diffing;           /* 'ctprof diff BASE NEW' */
+	const char *diff[2];    /* ... its BASE and NEW files */
+	bool absolute;          /* --absolute: compare times, not shares */
 	double interval;        /* --interval seconds between its refreshes */
 	unsigned top;           /* --top N rows, 0: all */
 	bool sort_cum;          /* --sort cum */

@@ -2,6 +2,7 @@
  * The only place that decides the exit status (see cli.h and ctprof(1)). */
 #define _GNU_SOURCE
 #include "cli.h"
+#include "diff.h"
 #include "dump.h"
 #include "every.h"
 #include "maps.h"
@@ -262,6 +263,8 @@ int main(int argc, char **argv)
 		return report_main(&o);
 	if (o.dump)
 		return dump_main(&o);
+	if (o.diffing)
+		return diff_main(&o);
 	fail = o.pid ? 1 : 125;
 
 	/* Open the output before touching the target.  The live view is the

@@ -53,41 +53,46 @@ const char *writer_names(void)
 	return "text, folded, pprof, svg";
 }
 
-/* The flame graph: each sample's frames root first (inlined functions as
- * frames of their own), under a frame for its thread, and for its process
- * if there are several. */
-int svg_profile_write(FILE *f, const struct profile *p, const struct run_info *ri,
-		      const struct output_opts *oo)
+/* The flame graph's stacks of P's samples, appended to *STACKS (*N of
+ * them so far, room for *CAP): each sample's frames root first (inlined
+ * functions as frames of their own), under a frame for its thread, and
+ * for its process if there are several.  As BASE (a differential graph's
+ * first profile), a sample weighs SCALE times its weight in base and
+ * nothing in count.  Each stack's names array is one allocation, labels
+ * included: free it alone (fg_stacks_free). */
+void fg_stacks_add(struct fg_stack **stacks, size_t *n, size_t *cap, const struct profile *p,
+		   const struct output_opts *oo, bool base, double scale)
 {
-	struct fg_stack *stacks = xcalloc(p->nsamples + 1, sizeof(*stacks));
-	char (*tnames)[64] = xcalloc(p->nsamples + 1, sizeof(*tnames));
-	char (*pnames)[80] = xcalloc(p->nsamples + 1, sizeof(*pnames));
-	bool procs = profile_multiprocess(p);
-	char title[256];
-	size_t i, n = 0;
-	int ret;
+	bool procs = !oo->no_process_frames && profile_multiprocess(p);
+	size_t i;
 
+	GROW(*stacks, *cap, *n + p->nsamples + 1);
 	for (i = 0; i < p->nsamples; i++) {
 		const struct psample *s = &p->samples[i];
-		const char **names, **modules;
 		unsigned depth = (oo->thread_frames ? 1 : 0) + (procs ? 1 : 0), d = 0;
+		struct fg_stack *st = &(*stacks)[*n];
+		const char **names, **modules;
+		char *labels;
+		uint64_t w = profile_sample_weight(p, s);
 		uint32_t k;
 
 		for (k = 0; k < s->nlocs; k++)
 			depth += p->locs[p->sample_locs[s->first_loc + k]].nlines;
-		names = xcalloc(depth + 1, sizeof(*names));
-		modules = xcalloc(depth + 1, sizeof(*modules));
+		/* The pointers, then room for the two labels. */
+		names = xcalloc(1, 2 * (depth + 1) * sizeof(*names) + 160);
+		modules = names + depth + 1;
+		labels = (char *)(modules + depth + 1);
 		if (procs) {
 			const char *pn = profile_process_name(p, s->pid);
 
-			snprintf(pnames[i], sizeof(pnames[i]), "%s-%d", pn ? pn : "process", s->pid);
-			names[d++] = pnames[i];
+			snprintf(labels, 80, "%s-%d", pn ? pn : "process", s->pid);
+			names[d++] = labels;
 		}
 		if (oo->thread_frames) {
 			const char *tn = profile_thread_name(p, s->tid);
 
-			snprintf(tnames[i], sizeof(tnames[i]), "%s-%d", tn ? tn : "thread", s->tid);
-			names[d++] = tnames[i];
+			snprintf(labels + 80, 80, "%s-%d", tn ? tn : "thread", s->tid);
+			names[d++] = labels + 80;
 		}
 		for (k = s->nlocs; k-- > 0;) {
 			const struct ploc *loc = &p->locs[p->sample_locs[s->first_loc + k]];
@@ -101,21 +106,36 @@ int svg_profile_write(FILE *f, const struct profile *p, const struct run_info *r
 				d++;
 			}
 		}
-		stacks[n].count = profile_sample_weight(p, s);
-		stacks[n].nframes = d;
-		stacks[n].names = names;
-		stacks[n].modules = modules;
-		n++;
+		st->count = base ? 0 : w;
+		st->base = base ? (uint64_t)((double)w * scale + 0.5) : 0;
+		st->nframes = d;
+		st->names = names;
+		st->modules = modules;
+		(*n)++;
 	}
+}
+
+void fg_stacks_free(struct fg_stack *stacks, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free((void *)stacks[i].names);
+	free(stacks);
+}
+
+int svg_profile_write(FILE *f, const struct profile *p, const struct run_info *ri,
+		      const struct output_opts *oo)
+{
+	struct fg_stack *stacks = NULL;
+	size_t n = 0, cap = 0;
+	char title[256];
+	int ret;
+
+	fg_stacks_add(&stacks, &n, &cap, p, oo, false, 1);
 	snprintf(title, sizeof(title), "ctprof: pid %d (%s), %llu samples at %u Hz",
 		 p->pid, p->comm ? p->comm : "?", (unsigned long long)p->total, p->frequency);
 	ret = svg_write(f, title, stacks, n);
-	for (i = 0; i < n; i++) {
-		free((void *)stacks[i].names);
-		free((void *)stacks[i].modules);
-	}
-	free(stacks);
-	free(tnames);
-	free(pnames);
+	fg_stacks_free(stacks, n);
 	return ret;
 }

@@ -11,6 +11,8 @@
 
 struct output_opts {
 	bool thread_frames;     /* folded, svg: a root frame per thread */
+	bool no_process_frames; /* folded, svg: none per process either (a
+	                         * diff: pids differ from run to run) */
 	bool raw_names;         /* names as the linker sees them */
 	/* The text report: */
 	unsigned top;           /* rows per table, 0: all */
@@ -48,6 +50,29 @@ int pprof_write(FILE *f, const struct profile *p, const struct run_info *ri,
 		const struct output_opts *oo);
 int svg_profile_write(FILE *f, const struct profile *p, const struct run_info *ri,
 		      const struct output_opts *oo);
+
+/* Folded stacks: one line per distinct text, two columns of weights (a
+ * diff's base and new). */
+struct folded {
+	struct folded_line {
+		char *text;
+		double w[2];
+	} *v;                   /* in order of first appearance */
+	size_t n, cap;
+	size_t *index;          /* open addressing into v */
+	size_t icap;
+};
+/* Add the samples of P to column COL of LS (zeroed at first), each
+ * weighing SCALE times its weight (profile_sample_weight).  0 or -ENOMEM. */
+int folded_add(struct folded *ls, const struct profile *p, const struct output_opts *oo, int col,
+	       double scale);
+void folded_release(struct folded *ls);
+
+struct fg_stack;
+/* The flame graph's stacks of P's samples (output.c). */
+void fg_stacks_add(struct fg_stack **stacks, size_t *n, size_t *cap, const struct profile *p,
+		   const struct output_opts *oo, bool base, double scale);
+void fg_stacks_free(struct fg_stack *stacks, size_t n);
 
 /* Read a pprof profile (gzipped or not) from PATH into P (fresh from
  * profile_init).  On failure, print one line saying what is wrong with the

@@ -100,7 +100,7 @@ static void verbose_lines(FILE *f, const struct run_info *ri)
 		ri->maps->refreshes, ri->maps->mt->nmodules - 1);
 }
 
-static void location(char *buf, size_t size, const char *file, int line)
+void report_location(char *buf, size_t size, const char *file, int line)
 {
 	if (file && line)
 		snprintf(buf, size, "%s:%d", base_name(file), line);
@@ -135,10 +135,10 @@ static void table(FILE *f, const struct profile *p, const struct flat *fl, uint6
 			to_ms(r->self), 100.0 * (double)r->self / t,
 			to_ms(r->cum), 100.0 * (double)r->cum / t);
 		if (oo->lines) {
-			location(loc, sizeof(loc), fn->file, r->line);
+			report_location(loc, sizeof(loc), fn->file, r->line);
 			fprintf(f, "%-24s  %-24s [%s]\n", loc, func_name(fn, oo), module);
 		} else {
-			location(loc, sizeof(loc), fn->file, fn->line);
+			report_location(loc, sizeof(loc), fn->file, fn->line);
 			fprintf(f, "%-24s  %-14s [%s]\n", func_name(fn, oo), loc, module);
 		}
 	}

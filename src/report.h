@@ -28,6 +28,9 @@ struct run_info {
 /* The line that says what was lost in the run, into BUF. */
 void report_lost_line(const struct run_info *ri, char *buf, size_t size);
 
+/* "file.c:LINE" of FILE's base name, "file.c" without a line, "?". */
+void report_location(char *buf, size_t size, const char *file, int line);
+
 struct output_opts;
 
 /* Write the report of P to F, shaped by OO.  0, or -errno if writing

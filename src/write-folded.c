@@ -17,20 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct line {
-	char *text;
-	uint64_t count;
-};
-
-struct lines {
-	struct line *v;         /* in order of first appearance */
-	size_t n, cap;
-	size_t *index;          /* open addressing into v */
-	size_t icap;
-};
-
-/* Add COUNT to the line TEXT (taken over). */
-static void lines_add(struct lines *ls, char *text, uint64_t count)
+/* Add W to column COL of the line TEXT (taken over). */
+static void lines_add(struct folded *ls, char *text, int col, double w)
 {
 	size_t i;
 
@@ -52,14 +40,15 @@ static void lines_add(struct lines *ls, char *text, uint64_t count)
 	for (i = fnv1a(FNV_OFFSET, text, strlen(text)) & (ls->icap - 1); ls->index[i] != SIZE_MAX;
 	     i = (i + 1) & (ls->icap - 1)) {
 		if (!strcmp(ls->v[ls->index[i]].text, text)) {
-			ls->v[ls->index[i]].count += count;
+			ls->v[ls->index[i]].w[col] += w;
 			free(text);
 			return;
 		}
 	}
 	GROW(ls->v, ls->cap, ls->n + 1);
 	ls->v[ls->n].text = text;
-	ls->v[ls->n].count = count;
+	ls->v[ls->n].w[col] = w;
+	ls->v[ls->n].w[!col] = 0;
 	ls->index[i] = ls->n++;
 }
 
@@ -69,11 +58,10 @@ static void put_frame(FILE *f, const char *s)
 		fputc(*s == ';' ? ':' : (unsigned char)*s < 0x20 ? '?' : *s, f);
 }
 
-int folded_write(FILE *f, const struct profile *p, const struct run_info *ri,
-		 const struct output_opts *oo)
+int folded_add(struct folded *ls, const struct profile *p, const struct output_opts *oo, int col,
+	       double scale)
 {
-	struct lines ls = { 0 };
-	bool procs = profile_multiprocess(p);
+	bool procs = !oo->no_process_frames && profile_multiprocess(p);
 	size_t i;
 
 	/* Stacks that differ only in addresses fold into one line. */
@@ -121,15 +109,33 @@ int folded_write(FILE *f, const struct profile *p, const struct run_info *ri,
 			}
 		}
 		fclose(m);
-		lines_add(&ls, text, profile_sample_weight(p, s));
+		lines_add(ls, text, col, (double)profile_sample_weight(p, s) * scale);
 	}
-	for (i = 0; i < ls.n; i++) {
-		fprintf(f, "%s %" PRIu64 "\n", ls.v[i].text, ls.v[i].count);
-		free(ls.v[i].text);
-	}
-	free(ls.v);
-	free(ls.index);
-	if (fflush(f) == EOF || ferror(f))
-		return -(errno ? errno : EIO);
 	return 0;
+}
+
+void folded_release(struct folded *ls)
+{
+	size_t i;
+
+	for (i = 0; i < ls->n; i++)
+		free(ls->v[i].text);
+	free(ls->v);
+	free(ls->index);
+	memset(ls, 0, sizeof(*ls));
+}
+
+int folded_write(FILE *f, const struct profile *p, const struct run_info *ri,
+		 const struct output_opts *oo)
+{
+	struct folded ls = { 0 };
+	size_t i;
+	int ret = folded_add(&ls, p, oo, 0, 1);
+
+	for (i = 0; ret == 0 && i < ls.n; i++)
+		fprintf(f, "%s %.0f\n", ls.v[i].text, ls.v[i].w[0]);
+	folded_release(&ls);
+	if (ret == 0 && (fflush(f) == EOF || ferror(f)))
+		ret = -(errno ? errno : EIO);
+	return ret;
 }

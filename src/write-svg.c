@@ -12,6 +12,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,7 @@ struct fg_node {
 	const char *name;
 	const char *module;             /* NULL: no module */
 	uint64_t count;                 /* samples through this frame */
+	uint64_t base;                  /* svg_write_diff: the base's, scaled */
 	uint64_t hash;
 	size_t parent;
 	size_t first;                   /* children: kids[first .. first + nkids) */
@@ -57,6 +59,7 @@ struct fg_tree {
 	size_t nslots;                  /* a power of two */
 	const struct fg_node **kids;
 	uint64_t total;
+	uint64_t base_total;
 	uint64_t min;                   /* narrowest frame drawn, in samples */
 };
 
@@ -70,6 +73,8 @@ struct svg_ctx {
 	const struct fg_tree *t;
 	uint64_t min;                   /* t->min */
 	unsigned maxd;                  /* deepest frame drawn */
+	bool diff;                      /* svg_write_diff */
+	double max_change;              /* the largest change of share drawn */
 	struct legend_entry *legend;
 	size_t nlegend, legend_cap;
 };
@@ -322,9 +327,12 @@ static void tree_build(struct fg_tree *t, const struct fg_stack *stacks, size_t 
 	t->n = 1;
 	t->nodes[ROOT].name = "all";
 	t->nodes[ROOT].parent = ROOT;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		t->total += stacks[i].count;
+		t->base_total += stacks[i].base;
+	}
 	t->nodes[ROOT].count = t->total;
+	t->nodes[ROOT].base = t->base_total;
 	/* Rounded up, and never zero: a frame with no samples is not drawn. */
 	t->min = t->total / ELIDE_DIV + (t->total % ELIDE_DIV != 0);
 	if (!t->min)
@@ -333,7 +341,7 @@ static void tree_build(struct fg_tree *t, const struct fg_stack *stacks, size_t 
 	live = xcalloc(n, sizeof(*live));       /* stacks still followed */
 	at = xcalloc(n, sizeof(*at));           /* each one's node so far */
 	for (i = 0; i < n; i++)
-		if (stacks[i].nframes && stacks[i].count)
+		if (stacks[i].nframes && (stacks[i].count || stacks[i].base))
 			live[nlive++] = i;
 	for (depth = 0; nlive; depth++) {
 		for (k = 0; k < nlive; k++) {
@@ -343,6 +351,7 @@ static void tree_build(struct fg_tree *t, const struct fg_stack *stacks, size_t 
 
 			i = tree_child(t, at[live[k]], name, module);
 			t->nodes[i].count += s->count;
+			t->nodes[i].base += s->base;
 			at[live[k]] = i;
 		}
 		for (i = k = 0; k < nlive; k++)
@@ -457,6 +466,39 @@ static unsigned legend_put(const struct svg_ctx *c, FILE *f, double y)
 
 /* ---- the frames ---------------------------------------------------- */
 
+/* A frame's share of its profile, new and base, and the change. */
+static double node_share(const struct fg_tree *t, const struct fg_node *nd)
+{
+	return t->total ? (double)nd->count / (double)t->total : 0;
+}
+
+static double node_base_share(const struct fg_tree *t, const struct fg_node *nd)
+{
+	return t->base_total ? (double)nd->base / (double)t->base_total : 0;
+}
+
+static double node_change(const struct fg_tree *t, const struct fg_node *nd)
+{
+	return node_share(t, nd) - node_base_share(t, nd);
+}
+
+/* Pale grey when unchanged, to red as it grew and to blue as it shrank,
+ * in proportion to the largest change drawn, MAX. */
+static unsigned change_rgb(double change, double max)
+{
+	static const unsigned pale[3] = { 0xe8, 0xe8, 0xe4 }, red[3] = { 0xe0, 0x30, 0x20 },
+			      blue[3] = { 0x28, 0x58, 0xe0 };
+	const unsigned *to = change > 0 ? red : blue;
+	double k = max > 0 ? (change < 0 ? -change : change) / max : 0;
+	unsigned rgb = 0, i;
+
+	if (k > 1)
+		k = 1;
+	for (i = 0; i < 3; i++)
+		rgb = rgb << 8 | (unsigned)(pale[i] + k * ((double)to[i] - (double)pale[i]) + 0.5);
+	return rgb;
+}
+
 static void put_frame(const struct svg_ctx *c, const struct fg_node *nd, uint64_t x)
 {
 	FILE *f = c->f;
@@ -477,12 +519,17 @@ static void put_frame(const struct svg_ctx *c, const struct fg_node *nd, uint64_
 		fputs("\nmodule: ", f);
 		put_xml(f, nd->module, SIZE_MAX);
 	}
-	fprintf(f, "\n%" PRIu64 " %s (%.2f%%)</title>", nd->count,
-		nd->count == 1 ? "sample" : "samples", 100.0 * (double)nd->count / total);
+	if (c->diff)
+		fprintf(f, "\n%.2f%% (base %.2f%%, %+.2f points)</title>", 100 * node_share(c->t, nd),
+			100 * node_base_share(c->t, nd), 100 * node_change(c->t, nd));
+	else
+		fprintf(f, "\n%" PRIu64 " %s (%.2f%%)</title>", nd->count,
+			nd->count == 1 ? "sample" : "samples", 100.0 * (double)nd->count / total);
 	/* Half a pixel of background between neighbours keeps equal
 	 * colours (one module) apart; the script draws it the same way. */
 	fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"#%06x\"/>",
-		px, y, pw > 1 ? pw - 0.5 : pw, ROW_H - 1, module_rgb(nd->module));
+		px, y, pw > 1 ? pw - 0.5 : pw, ROW_H - 1,
+		c->diff ? change_rgb(node_change(c->t, nd), c->max_change) : module_rgb(nd->module));
 	fprintf(f, "<text x=\"%.2f\" y=\"%.1f\">", px + 3, y + ROW_H - 4.5);
 	put_label(f, nd->name, pw);
 	fputs("</text></g>\n", f);
@@ -765,10 +812,11 @@ static void put_cfg(FILE *f, const struct fg_tree *t, double status_y)
 		t->total, PAD, FRAME_W, CHAR_W, CTL_Y, status_y, MATCH_FILL);
 }
 
-int svg_write(FILE *f, const char *title, const struct fg_stack *stacks, size_t n)
+static int write_graph(FILE *f, const char *title, const struct fg_stack *stacks, size_t n,
+		       bool diff)
 {
 	struct fg_tree t;
-	struct svg_ctx c = { .f = f, .t = &t };
+	struct svg_ctx c = { .f = f, .t = &t, .diff = diff };
 	size_t i, elided = 0;
 	uint64_t elided_samples = 0;
 	double status_y, note_y, legend_y, height;
@@ -780,21 +828,26 @@ int svg_write(FILE *f, const char *title, const struct fg_stack *stacks, size_t 
 		const struct fg_node *nd = &t.nodes[i];
 
 		if (nd->count >= c.min) {
+			double ch = node_change(&t, nd);
+
 			if (nd->depth > c.maxd)
 				c.maxd = nd->depth;
-		} else {
+			if ((ch < 0 ? -ch : ch) > c.max_change)
+				c.max_change = ch < 0 ? -ch : ch;
+		} else if (nd->count) {
 			/* The outermost frame left out: tree_build()
 			 * made nothing under it. */
 			elided++;
 			elided_samples += nd->count;
 		}
 	}
-	legend_build(&c, stacks, n);
+	if (!diff)
+		legend_build(&c, stacks, n);
 
 	status_y = TOP + (double)(c.maxd + 1) * ROW_H + 16;
 	note_y = status_y + LINE_H;
 	legend_y = note_y + LINE_H;
-	legend_lines = legend_put(&c, NULL, legend_y);
+	legend_lines = diff ? 1 : legend_put(&c, NULL, legend_y);
 	height = (legend_lines ? legend_y + (legend_lines - 1) * LINE_H : note_y) + 12;
 
 	errno = 0;
@@ -824,7 +877,12 @@ int svg_write(FILE *f, const char *title, const struct fg_stack *stacks, size_t 
 	else
 		fputs("Every frame is drawn.", f);
 	fputs("</text>\n", f);
-	legend_put(&c, f, legend_y);
+	if (diff)
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\" class=\"ctprof-note\">Width: the new profile. "
+			"Red: a larger share than in the base, blue: a smaller one; the deepest, %.2f points.</text>\n",
+			PAD, legend_y, 100 * c.max_change);
+	else
+		legend_put(&c, f, legend_y);
 
 	fputs("<script type=\"text/ecmascript\"><![CDATA[\n(function () {\n'use strict';\n", f);
 	put_cfg(f, &t, status_y);
@@ -836,4 +894,14 @@ int svg_write(FILE *f, const char *title, const struct fg_stack *stacks, size_t 
 	if (fflush(f) == EOF || ferror(f))
 		return errno ? -errno : -EIO;
 	return 0;
+}
+
+int svg_write(FILE *f, const char *title, const struct fg_stack *stacks, size_t n)
+{
+	return write_graph(f, title, stacks, n, false);
+}
+
+int svg_write_diff(FILE *f, const char *title, const struct fg_stack *stacks, size_t n)
+{
+	return write_graph(f, title, stacks, n, true);
 }

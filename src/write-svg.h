@@ -23,6 +23,8 @@
 
 struct fg_stack {
 	uint64_t count;                 /* samples with exactly this stack */
+	uint64_t base;                  /* svg_write_diff: the same in the base
+	                                 * profile, scaled to COUNT's total */
 	unsigned nframes;
 	const char *const *names;       /* function names, ROOT FIRST (names[0] is the outermost, e.g. "thread 1234" or "main") */
 	const char *const *modules;     /* module (ELF file base name) of each frame, same length; may contain NULL entries */
@@ -37,5 +39,13 @@ struct fg_stack {
  * stays well-formed XML.  A NULL name is drawn as "[unknown]".  The order of
  * STACKS does not matter, and the same stack may appear more than once. */
 int svg_write(FILE *f, const char *title, const struct fg_stack *stacks, size_t n);
+
+/* A differential flame graph: frames as wide as COUNT (the new profile),
+ * coloured by how their share changed from BASE: red grew, blue shrank,
+ * the deeper the more, pale when unchanged.  The title of each frame gives
+ * both shares.  The legend of modules gives way to one of the colours.
+ * Stacks only in the base (COUNT 0) draw nothing, but count in the shares
+ * of the frames they pass through. */
+int svg_write_diff(FILE *f, const char *title, const struct fg_stack *stacks, size_t n);
 
 #endif
