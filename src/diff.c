@@ -36,60 +36,27 @@ struct dtable {
 	struct strpool strings;
 	struct dfunc *v;
 	size_t n, cap;
-	size_t *index;                  /* open addressing into v, SIZE_MAX empty */
-	size_t icap;
+	struct key3_index index;        /* v by name, file and module */
 	uint64_t total[2];              /* ns */
 };
-
-static uint64_t dfunc_hash(const char *name, const char *file, const char *module)
-{
-	uint64_t h = fnv1a(FNV_OFFSET, &name, sizeof(name));
-
-	h = fnv1a(h, &file, sizeof(file));
-	return fnv1a(h, &module, sizeof(module));
-}
-
-static void reindex(struct dtable *t)
-{
-	size_t cap = t->icap ? t->icap * 2 : 1024, i, j;
-
-	free(t->index);
-	t->index = xmalloc(cap * sizeof(*t->index));
-	for (i = 0; i < cap; i++)
-		t->index[i] = SIZE_MAX;
-	t->icap = cap;
-	for (i = 0; i < t->n; i++) {
-		for (j = dfunc_hash(t->v[i].name, t->v[i].file, t->v[i].module) & (cap - 1);
-		     t->index[j] != SIZE_MAX; j = (j + 1) & (cap - 1))
-			;
-		t->index[j] = i;
-	}
-}
 
 static struct dfunc *dfunc_get(struct dtable *t, const char *name, const char *file, int line,
 			       const char *module)
 {
-	size_t j;
+	size_t i;
 
 	name = strpool_intern(&t->strings, name);
 	file = file ? strpool_intern(&t->strings, file) : NULL;
 	module = strpool_intern(&t->strings, module);
-	if ((t->n + 1) * 2 > t->icap)
-		reindex(t);
-	for (j = dfunc_hash(name, file, module) & (t->icap - 1); t->index[j] != SIZE_MAX;
-	     j = (j + 1) & (t->icap - 1)) {
-		struct dfunc *f = &t->v[t->index[j]];
-
-		if (f->name == name && f->file == file && f->module == module)
-			return f;
-	}
+	i = key3_get(&t->index, name, file, module, t->n);
+	if (i < t->n)
+		return &t->v[i];
 	GROW(t->v, t->cap, t->n + 1);
 	memset(&t->v[t->n], 0, sizeof(t->v[0]));
 	t->v[t->n].name = name;
 	t->v[t->n].file = file;
 	t->v[t->n].line = line;
 	t->v[t->n].module = module;
-	t->index[j] = t->n;
 	return &t->v[t->n++];
 }
 
@@ -306,7 +273,7 @@ int diff_main(const struct options *o)
 		error_msg("cannot write to %s: %s", out_path ? out_path : "standard output", strerror(-ret));
 	strpool_release(&t.strings);
 	free(t.v);
-	free(t.index);
+	key3_release(&t.index);
 	profile_release(&p[BASE]);
 	profile_release(&p[NEW]);
 	return ret < 0 ? 1 : 0;

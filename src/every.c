@@ -52,11 +52,6 @@ struct batch {
 	unsigned seq;                   /* %n */
 };
 
-struct staged {
-	uint32_t id;
-	struct module *copy;
-};
-
 struct every {
 	const struct options *o;
 	struct sampler *sp;
@@ -66,8 +61,6 @@ struct every {
 	mode_t mode;                    /* of the files: 0666 less the umask */
 
 	/* The sampling thread's own. */
-	bool *copied;                   /* by module id: a copy went to the writer */
-	size_t ncopied;
 	int64_t last_end_ns;            /* where the next interval starts */
 	unsigned seq;
 
@@ -77,8 +70,7 @@ struct every {
 	pthread_cond_t wake;
 	struct batch *head, *tail;
 	size_t queued;
-	struct staged *staged;
-	size_t nstaged, stagecap;
+	struct module_stage stage;      /* copies for the writer's modtab */
 	bool closing;
 	unsigned written, failed;       /* files */
 	uint64_t samples;               /* in the profiles written */
@@ -278,7 +270,6 @@ static void *writer_main(void *arg)
 	pthread_mutex_lock(&e->lock);
 	for (;;) {
 		struct batch *b;
-		size_t i;
 
 		while (!e->head && !e->closing)
 			pthread_cond_wait(&e->wake, &e->lock);
@@ -290,9 +281,7 @@ static void *writer_main(void *arg)
 			e->tail = NULL;
 		e->queued--;
 		/* The copies were staged before the batch that needs them. */
-		for (i = 0; i < e->nstaged; i++)
-			modtab_put(&e->modtab, e->staged[i].id, e->staged[i].copy);
-		e->nstaged = 0;
+		module_stage_take(&e->stage, &e->modtab);
 		pthread_mutex_unlock(&e->lock);
 
 		write_batch(e, b);
@@ -304,23 +293,6 @@ static void *writer_main(void *arg)
 }
 
 /* ---- the sampling thread's side ---- */
-
-static void stage_module(struct every *e, uint32_t id)
-{
-	struct module *copy;
-
-	if (id < e->ncopied && e->copied[id])
-		return;
-	GROW(e->copied, e->ncopied, (size_t)id + 1);
-	e->copied[id] = true;
-	copy = module_copy(e->sp->maps, id);
-	if (!copy)
-		return;
-	GROW(e->staged, e->stagecap, e->nstaged + 1);
-	e->staged[e->nstaged].id = id;
-	e->staged[e->nstaged].copy = copy;
-	e->nstaged++;
-}
 
 /* Add batch B to A, which the writer has not taken yet, and free B. */
 static void merge(struct batch *a, struct batch *b)
@@ -370,7 +342,7 @@ static void hand_over(struct every *e)
 	stacks_for_each(&b->stacks, st)
 		for (k = 0; k < st->nframes; k++)
 			if (frame_key_module(st->frames[k]))
-				stage_module(e, frame_key_module(st->frames[k]));
+				module_stage(&e->stage, sp->maps, frame_key_module(st->frames[k]));
 	if (e->queued >= MAX_QUEUED) {
 		merge(e->tail, b);
 	} else {
@@ -407,15 +379,7 @@ struct every *every_start(struct sampler *sp, const struct options *o)
 	e->sp = sp;
 	e->pid = s->pid;
 	snprintf(e->comm, sizeof(e->comm), "%s", s->comm);
-	e->oo = (struct output_opts){
-		.thread_frames = !o->no_thread,
-		.raw_names = o->no_demangle,
-		.top = o->top,
-		.sort = o->sort_cum ? SORT_CUM : SORT_SELF,
-		.per_thread = o->per_thread,
-		.lines = o->lines,
-		.callgraph = o->callgraph,
-	};
+	e->oo = output_opts_of(o);
 	mask = umask(0);
 	umask(mask);
 	e->mode = 0666 & ~mask;
@@ -456,7 +420,6 @@ struct every *every_start(struct sampler *sp, const struct options *o)
 int every_end(struct every *e)
 {
 	int ret;
-	size_t i;
 
 	if (!e)
 		return 0;
@@ -479,10 +442,7 @@ int every_end(struct every *e)
 	pthread_mutex_destroy(&e->lock);
 	if (e->sz)
 		symbolizer_free(e->sz);
-	for (i = 0; i < e->nstaged; i++)
-		free(e->staged[i].copy);
-	free(e->staged);
-	free(e->copied);
+	module_stage_release(&e->stage);
 	modtab_free_copies(&e->modtab);
 	if (e->maps.root_fd >= 0)
 		close(e->maps.root_fd);

@@ -72,15 +72,7 @@ static int open_outputs(const struct options *o, FILE **outs)
 static int emit(const struct options *o, FILE **outs, const struct profile *p,
 		const struct run_info *ri)
 {
-	struct output_opts oo = {
-		.thread_frames = !o->no_thread,
-		.raw_names = o->no_demangle,
-		.top = o->top,
-		.sort = o->sort_cum ? SORT_CUM : SORT_SELF,
-		.per_thread = o->per_thread,
-		.lines = o->lines,
-		.callgraph = o->callgraph,
-	};
+	struct output_opts oo = output_opts_of(o);
 	unsigned i, n = o->noutputs ? o->noutputs : 1;
 	int failed = 0;
 

@@ -201,6 +201,43 @@ void modtab_free_copies(struct modtab *mt)
 	memset(mt, 0, sizeof(*mt));
 }
 
+void module_stage(struct module_stage *ms, struct maps *m, uint32_t id)
+{
+	struct module *copy;
+
+	if (id < ms->ncopied && ms->copied[id])
+		return;
+	GROW(ms->copied, ms->ncopied, (size_t)id + 1);
+	ms->copied[id] = true;
+	copy = module_copy(m, id);
+	if (!copy)
+		return;
+	GROW(ms->v, ms->cap, ms->n + 1);
+	ms->v[ms->n].id = id;
+	ms->v[ms->n].copy = copy;
+	ms->n++;
+}
+
+void module_stage_take(struct module_stage *ms, struct modtab *mt)
+{
+	size_t i;
+
+	for (i = 0; i < ms->n; i++)
+		modtab_put(mt, ms->v[i].id, ms->v[i].copy);
+	ms->n = 0;
+}
+
+void module_stage_release(struct module_stage *ms)
+{
+	size_t i;
+
+	for (i = 0; i < ms->n; i++)
+		free(ms->v[i].copy);
+	free(ms->v);
+	free(ms->copied);
+	memset(ms, 0, sizeof(*ms));
+}
+
 int module_open(struct maps *m, struct module *mod)
 {
 	char path[96];

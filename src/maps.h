@@ -139,6 +139,24 @@ void modtab_put(struct modtab *mt, uint32_t id, struct module *copy);
 /* Free the copies in MT (not what they point to). */
 void modtab_free_copies(struct modtab *mt);
 
+/* Module copies on their way from the sampling thread to such a reader:
+ * each module staged once, as frames first name it, and taken over in a
+ * batch, under the lock the two share. */
+struct module_stage {
+	bool *copied;                   /* by module id: staged already */
+	size_t ncopied;
+	struct staged_module {
+		uint32_t id;
+		struct module *copy;
+	} *v;
+	size_t n, cap;
+};
+/* Stage module ID of M, unless it was staged before (sampling thread). */
+void module_stage(struct module_stage *ms, struct maps *m, uint32_t id);
+/* Put the copies staged so far into MT (the reader's), in order. */
+void module_stage_take(struct module_stage *ms, struct modtab *mt);
+void module_stage_release(struct module_stage *ms);
+
 /* Copy N bytes at ELF address VADDR from the module's file image.
  * 0, or -1 if they are not all in the file part of one PT_LOAD segment. */
 int module_read(const struct module *mod, uint64_t vaddr, void *buf, size_t n);

@@ -1,5 +1,6 @@
 /* output.c - the table of writers; see output.h. */
 #include "output.h"
+#include "cli.h"
 #include "util.h"
 #include "write-svg.h"
 
@@ -19,6 +20,19 @@ static const struct writer writers[] = {
 	{ "pprof", pprof_write },
 	{ "svg", svg_profile_write },
 };
+
+struct output_opts output_opts_of(const struct options *o)
+{
+	return (struct output_opts){
+		.thread_frames = !o->no_thread,
+		.raw_names = o->no_demangle,
+		.top = o->top,
+		.sort = o->sort_cum ? SORT_CUM : SORT_SELF,
+		.per_thread = o->per_thread,
+		.lines = o->lines,
+		.callgraph = o->callgraph,
+	};
+}
 
 const struct writer *writer_find(const char *name)
 {

@@ -22,6 +22,10 @@ struct output_opts {
 	bool callgraph;         /* callers and callees of the top functions */
 };
 
+struct options;
+/* The output options the command line asks for. */
+struct output_opts output_opts_of(const struct options *o);
+
 /* The name of function F as the options want it. */
 static inline const char *func_name(const struct pfunc *f, const struct output_opts *oo)
 {

@@ -81,41 +81,9 @@ void view_release(struct top_view *v)
 	modtab_free_copies(&v->modtab);
 	strpool_release(&v->strings);
 	free(v->funcs);
-	free(v->index);
+	key3_release(&v->index);
 	free(v->order);
 	memset(v, 0, sizeof(*v));
-}
-
-void view_add_module(struct top_view *v, uint32_t id, struct module *copy)
-{
-	modtab_put(&v->modtab, id, copy);
-}
-
-static uint64_t key_hash(const char *name, const char *file, const char *module)
-{
-	uint64_t h = fnv1a(FNV_OFFSET, &name, sizeof(name));
-
-	h = fnv1a(h, &file, sizeof(file));
-	return fnv1a(h, &module, sizeof(module));
-}
-
-static void reindex(struct top_view *v)
-{
-	size_t cap = v->icap ? v->icap * 2 : 1024, i, j;
-
-	free(v->index);
-	v->index = xmalloc(cap * sizeof(*v->index));
-	for (i = 0; i < cap; i++)
-		v->index[i] = SIZE_MAX;
-	v->icap = cap;
-	for (i = 0; i < v->nfuncs; i++) {
-		const struct top_func *f = &v->funcs[i];
-
-		for (j = key_hash(f->name, f->file, f->module) & (cap - 1); v->index[j] != SIZE_MAX;
-		     j = (j + 1) & (cap - 1))
-			;
-		v->index[j] = i;
-	}
 }
 
 /* The view's entry for a function, by what tells functions apart in a
@@ -124,24 +92,18 @@ static struct top_func *func_get(struct top_view *v, const char *name, const cha
 				 const char *module)
 {
 	struct top_func *f;
-	size_t j;
+	size_t i;
 
 	name = strpool_intern(&v->strings, name);
 	file = strpool_intern(&v->strings, file);
 	module = strpool_intern(&v->strings, module);
-	if ((v->nfuncs + 1) * 2 > v->icap)
-		reindex(v);
-	for (j = key_hash(name, file, module) & (v->icap - 1); v->index[j] != SIZE_MAX;
-	     j = (j + 1) & (v->icap - 1)) {
-		f = &v->funcs[v->index[j]];
-		if (f->name == name && f->file == file && f->module == module)
-			return f;
-	}
+	i = key3_get(&v->index, name, file, module, v->nfuncs);
+	if (i < v->nfuncs)
+		return &v->funcs[i];
 	if (v->nfuncs == v->fcap) {
 		GROW(v->funcs, v->fcap, v->nfuncs + 1);
 		v->order = xrealloc(v->order, v->fcap * sizeof(*v->order));
 	}
-	v->index[j] = v->nfuncs;
 	v->order[v->nfuncs] = v->nfuncs;
 	f = &v->funcs[v->nfuncs++];
 	memset(f, 0, sizeof(*f));

@@ -3,7 +3,7 @@
  *
  * Used by top.c from its view thread only: nothing here is shared with the
  * sampling loop.  The modules it symbolizes with are its own copies, handed
- * over by the sampling thread (view_add_module), so that the sampler may
+ * over by the sampling thread into its modtab (module_stage_take), so that the sampler may
  * add modules to its table meanwhile.
  */
 #ifndef CTPROF_TOP_VIEW_H
@@ -13,6 +13,7 @@
 #include "stacks.h"
 #include "strpool.h"
 #include "symbolize.h"
+#include "util.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -59,8 +60,7 @@ struct top_view {
 	struct strpool strings;
 	struct top_func *funcs;
 	size_t nfuncs, fcap;
-	size_t *index;          /* open addressing into funcs, SIZE_MAX: empty */
-	size_t icap;
+	struct key3_index index; /* funcs by name, file and module */
 	size_t *order;          /* funcs, in the order shown */
 
 	uint64_t total, run_total;      /* ns the samples stand for: last
@@ -76,11 +76,6 @@ void view_init(struct top_view *v, uint64_t start_ns, uint64_t interval_ns);
 void view_release(struct top_view *v);
 /* Name JIT code from the perf map of MAPS's process, as the report does. */
 void view_set_target(struct top_view *v, const struct maps *maps);
-
-/* Module ID's copy, made after module_open(): the view owns the struct
- * (freed by view_release), the strings, image and fd it points to stay
- * the sampler's and must outlive the view. */
-void view_add_module(struct top_view *v, uint32_t id, struct module *copy);
 
 /* The samples of an interval that ended at NOW_NS (growth of each stack
  * since the last); BATCH is emptied.  Sorts the view. */

@@ -37,19 +37,12 @@
 #include <termios.h>
 #include <unistd.h>
 
-struct staged {
-	uint32_t id;
-	struct module *copy;
-};
-
 struct top {
 	struct sampler *sp;
 	bool screen;            /* standard output is a terminal: the full view */
 	bool keys;              /* reading keys from standard input */
 
 	/* The sampling thread's own. */
-	bool *copied;           /* by module id: a copy went to the view */
-	size_t ncopied;
 	bool key_sort_cum;      /* the order the keys asked for */
 
 	/* Shared, under lock. */
@@ -57,8 +50,7 @@ struct top {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	struct stacks pending;  /* samples the view has not taken yet */
-	struct staged *staged;  /* module copies it has not taken yet */
-	size_t nstaged, stagecap;
+	struct module_stage stage; /* module copies it has not taken yet */
 	struct top_info info;   /* as of the last interval handed over */
 	bool interval;          /* an interval ended since the view looked */
 	bool redraw;            /* the keys changed the order */
@@ -113,7 +105,6 @@ static void *view_main(void *arg)
 		struct top_info info;
 		bool interval, last;
 		unsigned merged;
-		size_t i;
 
 		while (!t->interval && !t->redraw && !t->closing)
 			pthread_cond_wait(&t->wake, &t->lock);
@@ -124,9 +115,7 @@ static void *view_main(void *arg)
 			batch = t->pending;
 			stacks_init(&t->pending);
 		}
-		for (i = 0; i < t->nstaged; i++)
-			view_add_module(v, t->staged[i].id, t->staged[i].copy);
-		t->nstaged = 0;
+		module_stage_take(&t->stage, &v->modtab);
 		info = t->info;
 		interval = t->interval;
 		last = t->last;
@@ -187,26 +176,6 @@ static void take_info(struct top *t, struct top_info *in)
 	in->now_ns = now_ns();
 }
 
-/* Module ID, first seen in a frame: opened here, where the sampler's
- * tables may be touched, and a copy staged for the view, which then
- * never reads the sampler's table. */
-static void stage_module(struct top *t, uint32_t id)
-{
-	struct module *copy;
-
-	if (id < t->ncopied && t->copied[id])
-		return;
-	GROW(t->copied, t->ncopied, (size_t)id + 1);
-	t->copied[id] = true;
-	copy = module_copy(t->sp->maps, id);
-	if (!copy)
-		return;
-	GROW(t->staged, t->stagecap, t->nstaged + 1);
-	t->staged[t->nstaged].id = id;
-	t->staged[t->nstaged].copy = copy;
-	t->nstaged++;
-}
-
 /* Hand the samples since the last interval to the view. */
 static void hand_over(struct top *t, bool last)
 {
@@ -222,7 +191,7 @@ static void hand_over(struct top *t, bool last)
 			continue;
 		for (k = 0; k < s->nframes; k++)
 			if (frame_key_module(s->frames[k]))
-				stage_module(t, frame_key_module(s->frames[k]));
+				module_stage(&t->stage, t->sp->maps, frame_key_module(s->frames[k]));
 		stacks_add(&t->pending, s->pid, s->tid, s->frames, s->nframes, s->count - s->mark,
 			   s->ns - s->mark_ns);
 		s->mark = s->count;
@@ -496,7 +465,6 @@ struct top *top_start(struct sampler *sp, const struct options *o)
 int top_end(struct top *t)
 {
 	int err, ret = 0;
-	size_t i;
 
 	if (!t)
 		return 0;
@@ -519,10 +487,7 @@ int top_end(struct top *t)
 	}
 	pthread_cond_destroy(&t->wake);
 	pthread_mutex_destroy(&t->lock);
-	for (i = 0; i < t->nstaged; i++)
-		free(t->staged[i].copy);
-	free(t->staged);
-	free(t->copied);
+	module_stage_release(&t->stage);
 	stacks_release(&t->pending);
 	view_release(&t->view);
 	free(t->frame.s);

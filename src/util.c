@@ -184,3 +184,46 @@ long resident_kib(void)
 	free(buf);
 	return resident;
 }
+
+static size_t key3_slot_of(const struct key3_slot *slots, size_t cap, const void *const k[3])
+{
+	size_t j = fnv1a(FNV_OFFSET, k, 3 * sizeof(k[0])) & (cap - 1);
+
+	while (slots[j].idx != SIZE_MAX &&
+	       (slots[j].k[0] != k[0] || slots[j].k[1] != k[1] || slots[j].k[2] != k[2]))
+		j = (j + 1) & (cap - 1);
+	return j;
+}
+
+size_t key3_get(struct key3_index *ix, const void *k0, const void *k1, const void *k2, size_t next)
+{
+	const void *k[3] = { k0, k1, k2 };
+	size_t j;
+
+	if ((ix->n + 1) * 2 > ix->cap) {
+		size_t cap = ix->cap ? ix->cap * 2 : 1024, i;
+		struct key3_slot *slots = xmalloc(cap * sizeof(*slots));
+
+		for (i = 0; i < cap; i++)
+			slots[i].idx = SIZE_MAX;
+		for (i = 0; i < ix->cap; i++)
+			if (ix->slots[i].idx != SIZE_MAX)
+				slots[key3_slot_of(slots, cap, ix->slots[i].k)] = ix->slots[i];
+		free(ix->slots);
+		ix->slots = slots;
+		ix->cap = cap;
+	}
+	j = key3_slot_of(ix->slots, ix->cap, k);
+	if (ix->slots[j].idx == SIZE_MAX) {
+		memcpy(ix->slots[j].k, k, sizeof(k));
+		ix->slots[j].idx = next;
+		ix->n++;
+	}
+	return ix->slots[j].idx;
+}
+
+void key3_release(struct key3_index *ix)
+{
+	free(ix->slots);
+	memset(ix, 0, sizeof(*ix));
+}

@@ -49,4 +49,19 @@ char *read_file(const char *path, size_t *len_out);
 #define FNV_OFFSET 0xcbf29ce484222325ULL
 uint64_t fnv1a(uint64_t h, const void *data, size_t n);
 
+/* An index of a table's entries by three pointers (interned strings, so
+ * that equal means the same pointer), for tables that keep the entries
+ * themselves in an array. */
+struct key3_index {
+	struct key3_slot {
+		const void *k[3];
+		size_t idx;             /* SIZE_MAX: empty */
+	} *slots;
+	size_t cap, n;
+};
+/* The index of the entry keyed K0, K1, K2; if there is none yet, NEXT is
+ * recorded as its index and returned: the caller then adds it there. */
+size_t key3_get(struct key3_index *ix, const void *k0, const void *k1, const void *k2, size_t next);
+void key3_release(struct key3_index *ix);
+
 #endif
