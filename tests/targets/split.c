@@ -1,6 +1,8 @@
 /* split A B [SECONDS]: CPU time split between two functions, alpha A% and
- * beta B% of about SECONDS (default 1) of CPU, in rounds of 10 ms so that
- * any stretch of the run has the same split; both called from main through
+ * beta B% of about SECONDS (default 1) of CPU, in rounds of 13.7 ms so that
+ * any stretch of the run has the same split (a round length no sampling
+ * period divides, so that ticks do not keep falling in one phase: at 99 Hz,
+ * rounds of 10 ms put 80% in a function that had 50%); both called from main through
  * work(), which has no time of its own.  At exit it prints the split its
  * own clock (the thread's CPU time) measured:
  *     split: alpha 30.0% beta 70.0%
@@ -12,6 +14,7 @@
 #include "timeutil.h"
 
 #define OWN_FUNCTION __attribute__((noinline, noclone))
+#define ROUND 0.0137
 
 static volatile unsigned long sink;
 
@@ -40,10 +43,10 @@ int main(int argc, char **argv)
 {
 	double a = argc > 1 ? atof(argv[1]) / 100 : 0.5, b = argc > 2 ? atof(argv[2]) / 100 : 0.5;
 	double secs = arg_s(argc, argv, 3, 1.0), ta = 0, tb = 0;
-	int rounds = (int)(secs / 0.01 + 0.5), i;
+	int rounds = (int)(secs / ROUND + 0.5), i;
 
 	for (i = 0; i < rounds; i++)
-		work(0.01 * a, 0.01 * b, &ta, &tb);
+		work(ROUND * a, ROUND * b, &ta, &tb);
 	printf("split: alpha %.1f%% beta %.1f%%\n", 100 * ta / (ta + tb), 100 * tb / (ta + tb));
 	return 0;
 }
