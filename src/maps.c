@@ -291,7 +291,8 @@ static uint32_t module_intern(struct maps *m, const char *path, unsigned long in
 	struct modtab *mt = m->mt;
 
 	for (i = 1; i < mt->nmodules; i++)
-		if (mt->modules[i]->ino == ino && !strcmp(mt->modules[i]->path, path))
+		if (!mt->modules[i]->anon && mt->modules[i]->ino == ino &&
+		    !strcmp(mt->modules[i]->path, path))
 			return (uint32_t)i;
 	BUG_ON(mt->nmodules >= 0xffff);
 	GROW(mt->modules, mt->modcap, mt->nmodules + 1);
@@ -514,6 +515,7 @@ int maps_init_shared(struct maps *m, pid_t pid, struct maps *share)
 	if (share) {
 		m->mt = share->mt;
 		m->mt->refs++;
+		m->shared = true;
 		return maps_refresh(m);
 	}
 	m->mt = mt = xcalloc(1, sizeof(*mt));
@@ -551,6 +553,8 @@ void maps_release(struct maps *m)
 			munmap((void *)mod->image, mod->image_size);
 		if (mod->fd >= 0)
 			close(mod->fd);
+		if (mod->anon && mod->root_fd >= 0)
+			close(mod->root_fd);
 		free(mod->path);
 		free(mod);
 	}
@@ -591,12 +595,38 @@ const struct mapping *maps_find_refresh(struct maps *m, uint64_t addr)
 	return mp;
 }
 
+/* The module of M's anonymous memory, made for a process forked from the
+ * first when its first such frame is keyed; 0 for the first, or if the
+ * table is full. */
+static uint32_t anon_module(struct maps *m)
+{
+	struct modtab *mt = m->mt;
+	struct module *mod;
+
+	if (m->anon_module || !m->shared || mt->nmodules >= 0xfff0)
+		return m->anon_module;
+	GROW(mt->modules, mt->modcap, mt->nmodules + 1);
+	mod = xcalloc(1, sizeof(*mod));
+	mod->path = xstrdup("[anon]");
+	mod->name = mod->path;
+	mod->fd = -1;
+	mod->opened = true;             /* there is no file to open */
+	mod->anon = true;
+	mod->pid = m->pid;
+	mod->ns_pid = m->ns_pid;
+	mod->root_fd = m->root_fd > 0 ? fcntl(m->root_fd, F_DUPFD_CLOEXEC, 3) : -1;
+	mod->start_ns = m->start_ns;
+	mt->modules[mt->nmodules] = mod;
+	m->anon_module = (uint32_t)mt->nmodules++;
+	return m->anon_module;
+}
+
 uint64_t maps_frame_key(struct maps *m, uint64_t addr)
 {
 	const struct mapping *mp = maps_find_refresh(m, addr);
 
 	if (!mp || !mp->module)
-		return frame_key(0, addr);
+		return frame_key(anon_module(m), addr);
 	return frame_key(mp->module, addr - mp->bias);
 }
 

@@ -11,6 +11,8 @@
  * address inside it (runtime address minus the load bias), so keys stay
  * valid when a library is unloaded, reloaded elsewhere, or the process execs.
  * Module id 0 means "no file": the key then holds the runtime address.
+ * So does a module marked anon, one per other process of a run that
+ * follows forks.
  */
 #ifndef CTPROF_MAPS_H
 #define CTPROF_MAPS_H
@@ -43,6 +45,14 @@ struct module {
 	size_t build_id_len;
 	bool loaded;                    /* has been seen mapped; then: */
 	uint64_t bias;                  /* its load bias when last seen */
+	/* No file: the anonymous memory (JIT code) of one process of a run
+	 * that follows forks, but the first's (whose is module 0, named by
+	 * struct maps), so that two processes' addresses are two keys.  The
+	 * process's perf map is found by these: */
+	bool anon;
+	pid_t pid, ns_pid;
+	int root_fd;                    /* the module's own; -1 if unknown */
+	int64_t start_ns;
 };
 
 struct mapping {
@@ -75,6 +85,11 @@ struct maps {
 	pid_t ns_pid;                   /* pid in its own namespace (NSpid) */
 	int64_t start_ns;               /* when it started, CLOCK_REALTIME ns,
 	                                 * to 10 ms; 0 if unknown */
+	bool shared;                    /* forked from the first process */
+	uint32_t anon_module;           /* the module of its anonymous memory's
+	                                 * frame keys: 0 for the first process,
+	                                 * its own (made when first needed) for
+	                                 * the others */
 	struct mapping *map;            /* sorted by start */
 	size_t nmap, mapcap;
 	struct mapping *retired;        /* the array before the last reread */

@@ -259,7 +259,8 @@ static uint32_t builder_mapping(struct builder *b, uint32_t module, uint64_t vad
 	char id[256];
 	size_t i;
 
-	if (!mod)
+	/* Anonymous memory (JIT code) is in no file. */
+	if (!mod || mod->anon)
 		return 0;
 	if (ph) {
 		uint64_t bias = mod->loaded ? mod->bias : 0;

@@ -62,6 +62,14 @@ struct jit_sym {
 	uint32_t seq;           /* line number: a later line wins */
 };
 
+struct jit_map {
+	int fd;                 /* -2: not opened yet; -1: there is none */
+	uint64_t read;          /* bytes parsed so far */
+	bool stale;             /* the map is older than the process */
+	struct jit_sym *v;      /* sorted by start, then seq */
+	size_t n, cap;
+};
+
 struct cache_ent {
 	uint64_t key;
 	uint32_t first, n;
@@ -77,12 +85,11 @@ struct symbolizer {
 	struct sym_frame *frames;
 	size_t nframes, frames_cap;
 	struct strpool strings;
-	/* The target's perf map, /tmp/perf-PID.map in its own root. */
-	int jit_fd;             /* -2: not opened yet; -1: there is none */
-	uint64_t jit_read;      /* bytes parsed so far */
-	bool jit_stale;         /* the map is older than the process */
-	struct jit_sym *jit;    /* sorted by start, then seq */
-	size_t njit, jit_cap;
+	/* The perf maps, /tmp/perf-PID.map in each process's own root: by
+	 * module id, the target's at 0, another process's at the id of its
+	 * anonymous memory (maps.h). */
+	struct jit_map *jits;
+	size_t njits;
 	uint64_t anon_unnamed;  /* distinct code addresses left without a name */
 };
 
@@ -104,7 +111,6 @@ struct symbolizer *symbolizer_new(struct maps *maps)
 	struct symbolizer *sz = xcalloc(1, sizeof(*sz));
 
 	sz->maps = maps;
-	sz->jit_fd = -2;
 	strpool_init(&sz->strings);
 	return sz;
 }
@@ -479,44 +485,48 @@ static int jit_cmp(const void *a, const void *b)
  * NAME", START and SIZE in hex with or without 0x, as perf reads them.
  * A JIT appends as it compiles; a half-written last line waits for the
  * next read.  False if nothing new was read. */
-static bool jit_read(struct symbolizer *sz)
+static bool jit_read(struct symbolizer *sz, uint32_t id)
 {
+	struct jit_map *jm = &sz->jits[id];
+	const struct module *mod = maps_module(sz->maps, id);
+	const struct maps *m = sz->maps;
+	pid_t pid = mod ? mod->pid : m->pid, ns_pid = mod ? mod->ns_pid : m->ns_pid;
+	int64_t start_ns = mod ? mod->start_ns : m->start_ns;
 	struct stat st;
 	char *buf, *line, *next;
 	size_t len, used = 0;
 	ssize_t got;
 
-	if (sz->jit_fd == -2) {
+	if (jm->fd == -2) {
+		int root_fd = mod ? mod->root_fd : m->root_fd;
 		char path[64];
 
-		snprintf(path, sizeof(path), "tmp/perf-%d.map", (int)sz->maps->ns_pid);
-		sz->jit_fd = sz->maps->root_fd > 0 ? openat(sz->maps->root_fd, path, O_RDONLY | O_CLOEXEC)
-						  : -1;
-		if (sz->jit_fd < 0) {
+		snprintf(path, sizeof(path), "tmp/perf-%d.map", (int)ns_pid);
+		jm->fd = root_fd > 0 ? openat(root_fd, path, O_RDONLY | O_CLOEXEC) : -1;
+		if (jm->fd < 0) {
 			/* The target's root is gone with it: its /tmp is then
 			 * ours, unless it ran in a container. */
-			snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)sz->maps->pid);
-			sz->jit_fd = sz->maps->pid > 0 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+			snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)pid);
+			jm->fd = pid > 0 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
 		}
 	}
-	if (sz->jit_fd < 0 || fstat(sz->jit_fd, &st) < 0)
+	if (jm->fd < 0 || fstat(jm->fd, &st) < 0)
 		return false;
 	/* A map last written before the process started was left by one that
 	 * had its pid before: its names are of other code.  A second off
 	 * allows for the start time's precision and clock adjustments. */
-	sz->jit_stale = sz->maps->start_ns &&
-			(int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec <
-				sz->maps->start_ns - 1000000000;
+	jm->stale = start_ns &&
+		    (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec < start_ns - 1000000000;
 	/* A map that shrank was written anew (a runtime's fopen "w"). */
-	if (sz->jit_stale || (uint64_t)st.st_size < sz->jit_read) {
-		sz->njit = 0;
-		sz->jit_read = 0;
+	if (jm->stale || (uint64_t)st.st_size < jm->read) {
+		jm->n = 0;
+		jm->read = 0;
 	}
-	if (sz->jit_stale || (uint64_t)st.st_size <= sz->jit_read)
+	if (jm->stale || (uint64_t)st.st_size <= jm->read)
 		return false;
-	len = (size_t)((uint64_t)st.st_size - sz->jit_read);
+	len = (size_t)((uint64_t)st.st_size - jm->read);
 	buf = xmalloc(len + 1);
-	got = pread(sz->jit_fd, buf, len, (off_t)sz->jit_read);
+	got = pread(jm->fd, buf, len, (off_t)jm->read);
 	if (got <= 0) {
 		free(buf);
 		return false;
@@ -531,56 +541,72 @@ static bool jit_read(struct symbolizer *sz)
 		if (sscanf(line, "%llx %llx %n", &start, &size, &name_at) < 2 || !name_at ||
 		    !line[name_at])
 			continue;
-		GROW(sz->jit, sz->jit_cap, sz->njit + 1);
-		sz->jit[sz->njit].start = start;
-		sz->jit[sz->njit].size = size;
-		sz->jit[sz->njit].name = symbolizer_intern(sz, line + name_at);
-		sz->jit[sz->njit].seq = (uint32_t)sz->njit;
-		sz->njit++;
+		GROW(jm->v, jm->cap, jm->n + 1);
+		jm->v[jm->n].start = start;
+		jm->v[jm->n].size = size;
+		jm->v[jm->n].name = symbolizer_intern(sz, line + name_at);
+		jm->v[jm->n].seq = (uint32_t)jm->n;
+		jm->n++;
 	}
 	free(buf);
-	sz->jit_read += used;
-	qsort(sz->jit, sz->njit, sizeof(*sz->jit), jit_cmp);
+	jm->read += used;
+	qsort(jm->v, jm->n, sizeof(*jm->v), jit_cmp);
 	return used > 0;
 }
 
 /* The name the perf map gives ADDR: of the lines covering it, the last
  * written (code is freed and its addresses reused); NULL if none. */
-static const char *jit_lookup(struct symbolizer *sz, uint64_t addr)
+static const char *jit_lookup(const struct jit_map *jm, uint64_t addr)
 {
 	const struct jit_sym *best = NULL;
-	size_t lo = 0, hi = sz->njit, i;
+	size_t lo = 0, hi = jm->n, i;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (sz->jit[mid].start <= addr)
+		if (jm->v[mid].start <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	/* Overlaps are rare (reused code space): look back a little. */
 	for (i = lo; i-- > 0 && lo - i <= 64;)
-		if (addr - sz->jit[i].start < sz->jit[i].size && (!best || sz->jit[i].seq > best->seq))
-			best = &sz->jit[i];
+		if (addr - jm->v[i].start < jm->v[i].size && (!best || jm->v[i].seq > best->seq))
+			best = &jm->v[i];
 	return best ? best->name : NULL;
 }
 
-static const char *jit_name(struct symbolizer *sz, uint64_t addr)
+/* The state of the perf map of anonymous module ID (0: the target's). */
+static struct jit_map *jit_map_of(struct symbolizer *sz, uint32_t id)
 {
+	size_t old = sz->njits, i;
+
+	if (id >= sz->njits) {
+		GROW(sz->jits, sz->njits, (size_t)id + 1);
+		for (i = old; i < sz->njits; i++)
+			sz->jits[i].fd = -2;
+	}
+	return &sz->jits[id];
+}
+
+static const char *jit_name(struct symbolizer *sz, uint32_t id, uint64_t addr)
+{
+	struct jit_map *jm = jit_map_of(sz, id);
 	const char *name;
 
-	if (sz->jit_fd == -2)
-		jit_read(sz);
-	name = jit_lookup(sz, addr);
-	if (!name && jit_read(sz))
-		name = jit_lookup(sz, addr);
+	if (jm->fd == -2)
+		jit_read(sz, id);
+	name = jit_lookup(jm, addr);
+	if (!name && jit_read(sz, id))
+		name = jit_lookup(jm, addr);
 	return name;
 }
 
 uint64_t symbolizer_anon_unnamed(const struct symbolizer *sz, enum perf_map_state *map)
 {
-	*map = sz->jit_fd < 0 ? PERF_MAP_NONE : sz->jit_stale ? PERF_MAP_STALE : PERF_MAP_READ;
+	const struct jit_map *jm = sz->njits ? &sz->jits[0] : NULL;
+
+	*map = !jm || jm->fd < 0 ? PERF_MAP_NONE : jm->stale ? PERF_MAP_STALE : PERF_MAP_READ;
 	return sz->anon_unnamed;
 }
 
@@ -630,8 +656,8 @@ static void symbolize_key(struct symbolizer *sz, uint64_t key)
 			return;
 		}
 	}
-	if (!id) {
-		const char *name = jit_name(sz, addr);
+	if (!id || (mod && mod->anon)) {
+		const char *name = jit_name(sz, id, addr);
 
 		if (name) {
 			f->function = name;
@@ -704,9 +730,10 @@ void symbolizer_forget_anon(struct symbolizer *sz)
 	sz->nframes = 0;
 	sz->cache_n = 0;
 	for (i = 0; i < ocap; i++) {
+		const struct module *mod = maps_module(sz->maps, frame_key_module(old[i].key));
 		struct cache_ent *e;
 
-		if (!old[i].used || !frame_key_module(old[i].key))
+		if (!old[i].used || !frame_key_module(old[i].key) || (mod && mod->anon))
 			continue;
 		e = cache_slot(sz, old[i].key);
 		*e = old[i];
@@ -736,9 +763,12 @@ void symbolizer_free(struct symbolizer *sz)
 		free(sm->ranges);
 		free(sm);
 	}
-	if (sz->jit_fd >= 0)
-		close(sz->jit_fd);
-	free(sz->jit);
+	for (i = 0; i < sz->njits; i++) {
+		if (sz->jits[i].fd >= 0)
+			close(sz->jits[i].fd);
+		free(sz->jits[i].v);
+	}
+	free(sz->jits);
 	free(sz->mods);
 	strpool_release(&sz->strings);
 	free(sz->cache);

@@ -191,7 +191,7 @@ profiled() {
 
 case $runtime in
 node)
-	plan 29
+	plan 30
 	profile node node --perf-basic-prof "$SRC/phases.js"
 	forget_map "$(report_pid "$TMP/node.txt")"
 	profiled node
@@ -261,6 +261,18 @@ node)
 	diag "--every 0.5: $named of $n files name phaseGamma"
 	check "--every: each file but the first and the last names the JIT phases" \
 		eval 'is_status 0 && ge "$n" 3 && ge "$named" "$((n - 2))"'
+
+	# -f: node started by a shell that waits for it, so that its JIT code
+	# is a second process's, named from that process's own map.
+	run_ctprof forked -f -F 999 -o "$TMP/forked.txt" -- \
+		sh -c 'node --perf-basic-prof "$1" 1; true' sh "$SRC/phases.js"
+	node_pid=$(awk '$1 == "process" && $3 == "(node):" { print $2; exit }' "$TMP/forked.txt")
+	forget_map "$node_pid"
+	diag "-f: node is pid ${node_pid:-?}: $(process_table "$node_pid" "$TMP/forked.txt" | grep -c 'JS:') JS rows, $(process_table "$node_pid" "$TMP/forked.txt" | grep -c '\[anon\]+0x') unnamed"
+	check "-f: the child node's JIT phases are named from its own map" \
+		eval 'is_status 0 && [ -n "$node_pid" ] &&
+		      process_table "$node_pid" "$TMP/forked.txt" | grep -q "JS:\*phaseGamma" &&
+		      ! process_table "$node_pid" "$TMP/forked.txt" | head -8 | grep -q "\[anon\]+0x"'
 	;;
 java)
 	plan 11
