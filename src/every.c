@@ -196,6 +196,10 @@ static int write_file(struct every *e, unsigned i, const struct profile *p, cons
 		return ret;
 	}
 	ret = w->write(f, p, NULL, &e->oo);
+	/* On disk before its name is: after a crash of the machine, a file
+	 * renamed with its data still in memory could read as empty. */
+	if (ret == 0 && (fflush(f) == EOF || fdatasync(fileno(f)) < 0))
+		ret = -errno;
 	if (fclose(f) == EOF && ret == 0)
 		ret = -errno;
 	if (ret == 0 && rename(tmp, path) < 0)

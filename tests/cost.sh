@@ -14,7 +14,7 @@ part() {
 plan 4
 run_ctprof busy -F 999 -d 2 -v -- "$TARGETS/crunch" 3
 check "ran: exit 0" is_status 0
-diag "$(grep -E '^profiler: (own CPU|per sample)' "$OUT")"
+grep -E '^profiler: (own CPU|per sample)' "$OUT" | while read -r l; do diag "$l"; done
 own=$(sed -n 's/^profiler: own CPU time: [0-9.]* ms, \([0-9.]*\) us per sample/\1/p' "$OUT")
 sampler=$(part sampler) helpers=$(part helpers) rest=$(part "the rest")
 parts=0
