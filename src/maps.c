@@ -595,6 +595,15 @@ const struct mapping *maps_find_refresh(struct maps *m, uint64_t addr)
 	return mp;
 }
 
+const struct mapping *maps_find_code(struct maps *m, uint64_t addr)
+{
+	const struct mapping *mp = maps_find(m, addr);
+
+	if ((!mp || !mp->exec) && m->refreshed_epoch != m->epoch && maps_refresh(m) == 0)
+		mp = maps_find(m, addr);
+	return mp;
+}
+
 /* The module of M's anonymous memory, made for a process forked from the
  * first when its first such frame is keyed; 0 for the first, or if the
  * table is full. */
@@ -623,7 +632,7 @@ static uint32_t anon_module(struct maps *m)
 
 uint64_t maps_frame_key(struct maps *m, uint64_t addr)
 {
-	const struct mapping *mp = maps_find_refresh(m, addr);
+	const struct mapping *mp = maps_find_code(m, addr);
 
 	if (!mp || !mp->module)
 		return frame_key(anon_module(m), addr);
@@ -633,7 +642,7 @@ uint64_t maps_frame_key(struct maps *m, uint64_t addr)
 bool maps_is_sigreturn(struct maps *m, uint64_t addr)
 {
 	static const unsigned char code[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
-	const struct mapping *mp = maps_find_refresh(m, addr);
+	const struct mapping *mp = maps_find_code(m, addr);
 	struct module *mod = mp ? maps_module(m, mp->module) : NULL;
 	unsigned char buf[sizeof(code)];
 
@@ -652,7 +661,7 @@ bool maps_is_entry_code(struct maps *m, uint64_t addr)
 
 bool maps_is_code(struct maps *m, uint64_t addr)
 {
-	const struct mapping *mp = maps_find_refresh(m, addr);
+	const struct mapping *mp = maps_find_code(m, addr);
 
 	return mp && mp->exec;
 }

@@ -137,6 +137,13 @@ const struct mapping *maps_find(const struct maps *m, uint64_t addr);
 /* Like maps_find, but on a miss reread the maps, at most once per epoch, for
  * code loaded since the last read (dlopen). */
 const struct mapping *maps_find_refresh(struct maps *m, uint64_t addr);
+/* Like maps_find_refresh, for an address the thread executes (a PC, a
+ * return address): a mapping found without execute permission is read
+ * again as well, for it was read in the middle of the loader's work.  The
+ * loader maps a library's whole span from its first page, read-only, then
+ * each segment over it; maps read in between would call every later
+ * return into its text "not code" until the next miss. */
+const struct mapping *maps_find_code(struct maps *m, uint64_t addr);
 
 /* The frame key of runtime address ADDR. */
 uint64_t maps_frame_key(struct maps *m, uint64_t addr);

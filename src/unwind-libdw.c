@@ -261,7 +261,7 @@ static enum unwind_result ld_walk(void *state, const struct capture *c,
 	*fp = 0;
 	for (tries = 0; tries < 2; tries++) {
 		/* The leaf may be in code loaded since the maps were read. */
-		maps_find_refresh(st->maps, c->regs.rip);
+		maps_find_code(st->maps, c->regs.rip);
 		sync_modules(st);
 		st->cap = c;
 		st->pcs = pcs;

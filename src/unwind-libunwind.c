@@ -144,7 +144,7 @@ static int lu_find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t
 			     int need_unwind_info, void *arg)
 {
 	struct lu_state *st = arg;
-	const struct mapping *mp = maps_find_refresh(st->maps, ip);
+	const struct mapping *mp = maps_find_code(st->maps, ip);
 	struct module *mod = mp ? maps_module(st->maps, mp->module) : NULL;
 	unw_dyn_info_t di;
 
@@ -320,7 +320,7 @@ static void lu_flush(void *state)
 
 static bool in_anon_code(struct maps *maps, uint64_t ip)
 {
-	const struct mapping *mp = maps_find_refresh(maps, ip);
+	const struct mapping *mp = maps_find_code(maps, ip);
 
 	return mp && mp->exec && !mp->module;
 }
