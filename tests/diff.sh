@@ -59,8 +59,12 @@ if [ -n "$have_profiles" ]; then
 		eval 'near "$(field alpha 3)" "$(awk -v a="$(field alpha 1)" -v b="$(field alpha 2)" "BEGIN { print b - a }")" 0.11'
 	check "largest change first: alpha and beta are the first two rows" \
 		eval 'awk "\$1 ~ /%\$/ { print \$7 }" "$OUT" | head -2 | sort | tr "\n" " " | grep -qx "alpha beta "'
-	check "functions that did not change are listed with +0.0 (main)" \
-		eval '[ "$(field main 6)" = "+0.0" ] || [ "$(field main 6)" = "-0.0" ]'
+	# main is under every sample of split's rounds in both profiles; only
+	# the few ticks that fall in the loader or in exit are not, so its
+	# share moves by a fraction of a point at most.
+	diag "main:  $(row main)"
+	check "a function whose share did not change is listed, its change under a point (main)" \
+		eval 'near "$(field main 6)" 0 1 && near "$(field main 5)" 100 1'
 
 	run_cmd self "$CTPROF" diff "$TMP/base.pb.gz" "$TMP/base.pb.gz"
 	check "a profile against itself: every change is 0" \

@@ -199,6 +199,16 @@ unwind_failed() {
 	sed -n 's/^profiler: unwind .* \([0-9][0-9]*\) failed.*/\1/p' "$OUT"
 }
 
+# unwound NAME FAILED: FAILED (the count -v gave) is 0; if not, say which
+# frames the stacks of NAME's folded output start from, and the -v lines.
+unwound() {
+	[ "${2:-x}" = 0 ] && return 0
+	awk '{ split($1, f, ";"); n[f[2]] += $NF } END { for (r in n) print n[r], r }' \
+		"$TMP/$1.folded" | sort -rn | head -5 | sed 's/^/# outermost: /'
+	grep '^profiler: ' "$OUT" | sed 's/^/# /'
+	return 1
+}
+
 # ran PHASE: the last run ended well with a report and the program's own
 # share of PHASE.
 ran() {
@@ -222,7 +232,7 @@ profile() {
 	check "$name: no $name+0x row" no_bare_addresses "$name"
 	check "$name: file:line for all of its own with line info" placed "$name" "$own" "$@"
 	failed=$(unwind_failed)
-	check "$name: no stack failed to unwind (${failed:-no count in -v})" [ "${failed:-x}" = 0 ]
+	check "$name: no stack failed to unwind (${failed:-no count in -v})" unwound "$name" "$failed"
 }
 
 # ---- Google's pprof, symbolizing from the binaries ----
