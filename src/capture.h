@@ -22,7 +22,8 @@ struct capture {
 	struct target *target;          /* the sampler's process it is of */
 	pid_t tid;
 	struct user_regs_struct regs;
-	uint64_t sp;                    /* regs.rsp: address of stack[0] */
+	uint64_t sp;                    /* address of stack[0]: regs.rsp, less
+	                                 * the red zone below it (sampler.c) */
 	unsigned char *stack;           /* copy of [sp, sp + stack_len) */
 	size_t stack_len;
 	uint64_t stack_top;             /* end of the mapping holding sp, 0 if unknown */

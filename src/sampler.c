@@ -23,6 +23,7 @@
 #include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/timerfd.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,6 +32,9 @@
 #define STOP_TIMEOUT_NS 100000000ULL
 /* How long it polls for the stops before it sleeps. */
 #define SPIN_NS 200000ULL
+/* Bytes below the stack pointer a function may use without moving it (the
+ * x86-64 ABI's red zone). */
+#define RED_ZONE 128
 /* ctprof dump: threads asked to stop at a time, and the longest wait for
  * a batch (see interrupt_in_batches). */
 #define DUMP_BATCH 4
@@ -208,10 +212,14 @@ static struct capture *capture_thread(void *arg, struct thread *t)
 	t->unsettled += sp->cputime;
 	run_known(t);
 	t->sample_run = t->run_mark;
-	c->sp = c->regs.rsp;
 	/* Copy from SP up to the end of its mapping (the stack's top), at
-	 * most stack_size bytes, in one system call. */
+	 * most stack_size bytes, in one system call; and the red zone below
+	 * SP, where a leaf function may have saved registers its CFI then
+	 * finds there (OpenSSL's, for one). */
+	c->sp = c->regs.rsp;
 	mp = maps_find(&tgt->maps, c->sp);
+	if (mp && c->sp - mp->start >= RED_ZONE && sp->stack_size > 2 * RED_ZONE)
+		c->sp -= RED_ZONE;
 	c->stack_top = mp ? mp->end : 0;
 	len = sp->stack_size;
 	if (c->stack_top && c->stack_top - c->sp < len)
@@ -457,6 +465,12 @@ static void unwind_captures(struct sampler *sp)
 		st->stall_hist[us < STALL_BUCKETS ? us : STALL_BUCKETS - 1]++;
 
 		res = sp->unwinder->walk(tgt->unwind_state, c, sp->pcs, sp->max_frames, &n, &fp);
+		/* A new thread on its first instructions, just back from clone
+		 * or clone3 with the child's 0: its stack holds nothing yet,
+		 * and the CFI there is the parent's. */
+		if (res == UNWIND_FAILED && n == 1 && c->regs.rax == 0 &&
+		    (c->regs.orig_rax == SYS_clone || c->regs.orig_rax == SYS_clone3))
+			res = UNWIND_COMPLETE;
 		t1 = now_ns();
 		st->fp_frames += fp;
 		st->unwind_ns += t1 - t0;
