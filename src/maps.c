@@ -556,6 +556,7 @@ void maps_release(struct maps *m)
 		if (mod->anon && mod->root_fd >= 0)
 			close(mod->root_fd);
 		free(mod->path);
+		free(mod->go_top);
 		free(mod);
 	}
 	if (mt && --mt->refs == 0) {
@@ -659,9 +660,74 @@ bool maps_is_entry_code(struct maps *m, uint64_t addr)
 	       addr - mp->bias - mod->entry < 64;
 }
 
+/* The length of the indirect call (ff /2) at P, AVAIL bytes, or 0. */
+static unsigned indirect_call_len(const unsigned char *p, unsigned avail)
+{
+	unsigned modrm, mod, rm, n = 2;
+
+	if (avail < 2 || p[0] != 0xff || ((p[1] >> 3) & 7) != 2)
+		return 0;
+	modrm = p[1];
+	mod = modrm >> 6;
+	rm = modrm & 7;
+	if (mod != 3 && rm == 4) {                      /* a SIB byte */
+		if (avail < 3)
+			return 0;
+		n++;
+		if (mod == 0 && (p[2] & 7) == 5)
+			n += 4;
+	}
+	if (mod == 0 && rm == 5)                        /* RIP-relative */
+		n += 4;
+	else if (mod == 1)
+		n += 1;
+	else if (mod == 2)
+		n += 4;
+	return n;
+}
+
+bool maps_after_call(struct maps *m, uint64_t addr)
+{
+	const struct mapping *mp = maps_find(m, addr - 1);
+	struct module *mod = mp ? maps_module(m, mp->module) : NULL;
+	unsigned char buf[8];
+	unsigned len;
+
+	if (!mp || !mp->exec || addr - mp->start < sizeof(buf))
+		return false;
+	if (mod) {
+		if (!mod->image || module_read(mod, addr - sizeof(buf) - mp->bias, buf, sizeof(buf)) < 0)
+			return false;
+	} else {
+		struct iovec local = { buf, sizeof(buf) };
+		struct iovec remote = { (void *)(uintptr_t)(addr - sizeof(buf)), sizeof(buf) };
+
+		if (process_vm_readv(m->mm_tid, &local, 1, &remote, 1, 0) != (ssize_t)sizeof(buf))
+			return false;
+	}
+	if (buf[3] == 0xe8)                             /* call rel32 */
+		return true;
+	for (len = 2; len <= sizeof(buf); len++) {
+		const unsigned char *p = buf + sizeof(buf) - len;
+
+		if (indirect_call_len(p, len) == len)
+			return true;
+		if (p[0] >= 0x40 && p[0] <= 0x4f && indirect_call_len(p + 1, len - 1) == len - 1)
+			return true;                    /* with a REX prefix */
+	}
+	return false;
+}
+
 bool maps_is_code(struct maps *m, uint64_t addr)
 {
 	const struct mapping *mp = maps_find_code(m, addr);
+
+	return mp && mp->exec;
+}
+
+bool maps_may_be_code(struct maps *m, uint64_t addr)
+{
+	const struct mapping *mp = maps_find_refresh(m, addr);
 
 	return mp && mp->exec;
 }

@@ -45,6 +45,10 @@ struct module {
 	size_t build_id_len;
 	bool loaded;                    /* has been seen mapped; then: */
 	uint64_t bias;                  /* its load bias when last seen */
+	/* Go's top frames, by ELF address [start, end) (unwind.c). */
+	bool go_top_read;
+	uint64_t (*go_top)[2];
+	size_t ngo_top;
 	/* No file: the anonymous memory (JIT code) of one process of a run
 	 * that follows forks, but the first's (whose is module 0, named by
 	 * struct maps), so that two processes' addresses are two keys.  The
@@ -184,12 +188,22 @@ void module_stage_release(struct module_stage *ms);
 int module_read(const struct module *mod, uint64_t vaddr, void *buf, size_t n);
 
 /* Is ADDR in executable memory (a module's code, or anonymous executable
- * memory such as a JIT's)?  Rereads the maps on a miss, once per epoch. */
+ * memory such as a JIT's)?  Rereads the maps on a miss or where they say
+ * the memory is not executable (see maps_find_code), once per epoch. */
 bool maps_is_code(struct maps *m, uint64_t addr);
+/* The same for a frame record's return address, checked by a step without
+ * CFI: rereads the maps on a miss only (JIT code just mapped), not for
+ * each record whose word points into data. */
+bool maps_may_be_code(struct maps *m, uint64_t addr);
 
 /* Is ADDR in the first 64 bytes from its module's entry point: an
  * executable's _start, the outermost frame of its main thread? */
 bool maps_is_entry_code(struct maps *m, uint64_t addr);
+
+/* Does a call instruction end just before ADDR, as before a return
+ * address?  Read from the module file, or from the process for code
+ * outside any file. */
+bool maps_after_call(struct maps *m, uint64_t addr);
 
 /* Is ADDR the x86-64 rt_sigreturn trampoline (mov $15,%rax; syscall) that
  * a signal handler returns to?  Read from the module file. */

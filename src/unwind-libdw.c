@@ -40,6 +40,7 @@ struct ld_state {
 	bool beyond_snapshot;
 	bool truncated;
 	bool bad_sp;
+	bool go_top;                    /* stopped at one of Go's top frames */
 	uint64_t last_sp;
 };
 
@@ -213,6 +214,13 @@ static void ld_flush(void *state)
 	ld_reset(state);
 }
 
+static bool go_top_frame(struct ld_state *st, uint64_t pc)
+{
+	const struct mapping *mp = maps_find(st->maps, pc);
+
+	return mp && unwind_go_top_frame(maps_module(st->maps, mp->module), pc - mp->bias);
+}
+
 static int ld_frame(Dwfl_Frame *frame, void *arg)
 {
 	struct ld_state *st = arg;
@@ -246,6 +254,12 @@ static int ld_frame(Dwfl_Frame *frame, void *arg)
 		st->truncated = true;
 		return DWARF_CB_ABORT;
 	}
+	/* libdwfl would go on past Go's first frame of a stack, into
+	 * whatever the words above it were. */
+	if (go_top_frame(st, st->pcs[st->n - 1])) {
+		st->go_top = true;
+		return DWARF_CB_ABORT;
+	}
 	return DWARF_CB_OK;
 }
 
@@ -267,7 +281,7 @@ static enum unwind_result ld_walk(void *state, const struct capture *c,
 		st->pcs = pcs;
 		st->max = max;
 		st->n = 0;
-		st->beyond_snapshot = st->truncated = st->bad_sp = false;
+		st->beyond_snapshot = st->truncated = st->bad_sp = st->go_top = false;
 		st->last_sp = 0;
 		ret = st->attached ? dwfl_getthread_frames(st->dwfl, c->tid, ld_frame, st) : -1;
 		if (ret == 0 || st->truncated || st->n == 0)
@@ -282,7 +296,7 @@ static enum unwind_result ld_walk(void *state, const struct capture *c,
 		pcs[st->n++] = c->regs.rip;
 	if (st->truncated)
 		res = UNWIND_TRUNCATED;
-	else if (ret == 0)
+	else if (ret == 0 || st->go_top)
 		res = UNWIND_COMPLETE;
 	/* _start is the outermost frame: an executable whose _start has no
 	 * CFI saying so (node's, for one) leaves libdwfl looking for a

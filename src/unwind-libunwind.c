@@ -74,61 +74,7 @@ struct debug_cfi {
 	Elf *elf;
 	Dwarf *dw;
 	Dwarf_CFI *cfi;                 /* NULL: none */
-	uint64_t (*top)[2];             /* Go's top frames: [start, end) */
-	size_t ntop, top_cap;
 };
-
-/* Go's runtime functions above which a stack holds nothing of the thread's
- * own: the first frames of a goroutine or thread (goexit, mstart, rt0_go)
- * and the switches to the system stack (mcall, systemstack, morestack,
- * asmcgocall), which leave stale words above the frame they start.  Go's
- * own traceback stops at them. */
-static const char *const go_top_frames[] = {
-	"runtime.goexit", "runtime.mstart", "runtime.rt0_go", "runtime.mcall",
-	"runtime.systemstack", "runtime.morestack", "runtime.asmcgocall",
-};
-
-static bool is_go_top_frame(const char *name)
-{
-	size_t i, n;
-
-	for (i = 0; i < ARRAY_SIZE(go_top_frames); i++) {
-		n = strlen(go_top_frames[i]);
-		if (!strncmp(name, go_top_frames[i], n) && (!name[n] || !strcmp(name + n, ".abi0")))
-			return true;
-	}
-	return false;
-}
-
-/* The ELF address ranges of Go's top frames, from the symbol table. */
-static void find_go_top_frames(struct debug_cfi *d)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-
-	while ((scn = elf_nextscn(d->elf, scn))) {
-		Elf_Data *data;
-		GElf_Sym sym;
-		size_t i, n;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize ||
-		    !(data = elf_getdata(scn, NULL)))
-			continue;
-		n = sh.sh_size / sh.sh_entsize;
-		for (i = 0; i < n; i++) {
-			const char *name;
-
-			if (!gelf_getsym(data, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-			    !sym.st_size || !(name = elf_strptr(d->elf, sh.sh_link, sym.st_name)) ||
-			    !is_go_top_frame(name))
-				continue;
-			GROW(d->top, d->top_cap, d->ntop + 1);
-			d->top[d->ntop][0] = sym.st_value;
-			d->top[d->ntop][1] = sym.st_value + sym.st_size;
-			d->ntop++;
-		}
-	}
-}
 
 struct lu_state {
 	unw_addr_space_t as;
@@ -138,6 +84,13 @@ struct lu_state {
 	const struct capture *cap;      /* the capture being unwound */
 	struct user_regs_struct regs;   /* the registers the cursor starts from */
 	bool beyond_snapshot;           /* a read fell above the stack copy */
+	unw_word_t noinfo_ip;           /* the last PC find_proc_info had no CFI for */
+	/* The module whose .eh_frame libunwind reads, and the load bias it
+	 * reads it at: the PC's mapping's, which for text mapped again
+	 * elsewhere (V8 remaps its builtins next to its JIT code) is not
+	 * where the module's tables are mapped, if they are at all. */
+	const struct module *cfi_mod;
+	uint64_t cfi_bias;
 };
 
 static int lu_find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
@@ -147,9 +100,14 @@ static int lu_find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t
 	const struct mapping *mp = maps_find_code(st->maps, ip);
 	struct module *mod = mp ? maps_module(st->maps, mp->module) : NULL;
 	unw_dyn_info_t di;
+	int ret;
 
-	if (!mod || !mod->has_table)
+	if (!mod || !mod->has_table) {
+		st->noinfo_ip = ip;
 		return -UNW_ENOINFO;
+	}
+	st->cfi_mod = mod;
+	st->cfi_bias = mp->bias;
 	memset(&di, 0, sizeof(di));
 	di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
 	di.start_ip = mp->bias + mod->vaddr_lo;
@@ -159,7 +117,10 @@ static int lu_find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t
 	 * its entries are two 4-byte values, its length counted in words. */
 	di.u.rti.table_data = mp->bias + mod->hdr_vaddr + 12;
 	di.u.rti.table_len = mod->fde_count * 8 / sizeof(unw_word_t);
-	return UNW_OBJ(dwarf_search_unwind_table)(as, ip, &di, pi, need_unwind_info, arg);
+	ret = UNW_OBJ(dwarf_search_unwind_table)(as, ip, &di, pi, need_unwind_info, arg);
+	if (ret == -UNW_ENOINFO)
+		st->noinfo_ip = ip;
+	return ret;
 }
 
 static void lu_put_unwind_info(unw_addr_space_t as, unw_proc_info_t *pi, void *arg)
@@ -208,6 +169,8 @@ static int lu_access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val,
 	mp = maps_find_refresh(st->maps, addr);
 	mod = mp ? maps_module(st->maps, mp->module) : NULL;
 	if (mod && mod->image && module_read(mod, addr - mp->bias, val, sizeof(*val)) == 0)
+		return 0;
+	if (st->cfi_mod && module_read(st->cfi_mod, addr - st->cfi_bias, val, sizeof(*val)) == 0)
 		return 0;
 	note_beyond(st, addr);
 	return -UNW_EINVAL;
@@ -304,7 +267,6 @@ static void lu_fini(void *state)
 			dwarf_end(st->dcfi[i].dw);
 		if (st->dcfi[i].elf)
 			elf_end(st->dcfi[i].elf);
-		free(st->dcfi[i].top);
 	}
 	free(st->dcfi);
 	unw_destroy_addr_space(st->as);
@@ -340,7 +302,10 @@ static void cursor_reg(unw_cursor_t *cursor, unw_regnum_t reg, unsigned long lon
  * outward, only to code; the cursor then starts again from the caller's
  * frame, with the other callee-saved registers as the cursor had them (a
  * JIT frame that changed one unsaid leaves it wrong for its callers, as
- * it would under perf). */
+ * it would under perf).  The saved rbp is not checked: a caller built
+ * without frame pointers (main, ld.so's _dl_fini) keeps data in rbp, and
+ * its own step goes by its CFI; a step by frame pointer from it fails on
+ * rbp below SP. */
 static bool fp_step(struct lu_state *st, unw_cursor_t *cursor, unw_word_t sp)
 {
 	unw_word_t rbp;
@@ -349,7 +314,7 @@ static bool fp_step(struct lu_state *st, unw_cursor_t *cursor, unw_word_t sp)
 	if (unw_get_reg(cursor, UNW_X86_64_RBP, &rbp) < 0 || rbp < sp ||
 	    !stack_read(st, rbp, frame, sizeof(frame)))
 		return false;
-	if (!maps_is_code(st->maps, frame[1]) || (frame[0] && frame[0] <= rbp))
+	if (!maps_may_be_code(st->maps, frame[1]))
 		return false;
 	cursor_reg(cursor, UNW_X86_64_RBX, &st->regs.rbx);
 	cursor_reg(cursor, UNW_X86_64_R12, &st->regs.r12);
@@ -360,6 +325,46 @@ static bool fp_step(struct lu_state *st, unw_cursor_t *cursor, unw_word_t sp)
 	st->regs.rsp = rbp + 16;
 	st->regs.rbp = frame[0];
 	return unw_init_remote(cursor, st->as, st) >= 0;
+}
+
+/* One step out of a leaf with no CFI that has no frame of its own (yet):
+ * V8's small builtins, a function on its first instruction.  Its return
+ * address is the word at SP, taken if it is code just after a call; the
+ * other registers stay as they are. */
+static bool leaf_step(struct lu_state *st, unw_cursor_t *cursor, unw_word_t sp)
+{
+	const struct mapping *mp;
+	uint64_t ra;
+
+	/* Most words there are data: a miss does not reread the maps. */
+	if (!stack_read(st, sp, &ra, sizeof(ra)) || !(mp = maps_find(st->maps, ra)) ||
+	    !mp->exec || !maps_after_call(st->maps, ra))
+		return false;
+	cursor_reg(cursor, UNW_X86_64_RBX, &st->regs.rbx);
+	cursor_reg(cursor, UNW_X86_64_RBP, &st->regs.rbp);
+	cursor_reg(cursor, UNW_X86_64_R12, &st->regs.r12);
+	cursor_reg(cursor, UNW_X86_64_R13, &st->regs.r13);
+	cursor_reg(cursor, UNW_X86_64_R14, &st->regs.r14);
+	cursor_reg(cursor, UNW_X86_64_R15, &st->regs.r15);
+	st->regs.rip = ra;
+	st->regs.rsp = sp + 8;
+	return unw_init_remote(cursor, st->as, st) >= 0;
+}
+
+/* One step out of code in a file with no CFI for it (V8's builtins,
+ * hand-written assembly), where libunwind would guess by frame pointer
+ * unchecked: by the word at SP for a LEAF that has no frame (yet), else by
+ * the frame record, checked.  1 stepped, 0 the chain ends here (a zero
+ * frame pointer, as _start leaves it), -1 no step. */
+static int nocfi_step(struct lu_state *st, unw_cursor_t *cursor, unw_word_t sp, bool leaf)
+{
+	unw_word_t rbp;
+
+	if (leaf && leaf_step(st, cursor, sp))
+		return 1;
+	if (unw_get_reg(cursor, UNW_X86_64_RBP, &rbp) == 0 && rbp == 0)
+		return 0;
+	return fp_step(st, cursor, sp) ? 1 : -1;
 }
 
 /* The .debug_frame of module ID, for a module without the .eh_frame
@@ -379,8 +384,6 @@ static const struct debug_cfi *debug_cfi(struct lu_state *st, uint32_t id)
 		d->elf = elf_begin(mod->fd, ELF_C_READ_MMAP, NULL);
 		d->dw = d->elf ? dwarf_begin_elf(d->elf, DWARF_C_READ, NULL) : NULL;
 		d->cfi = d->dw ? dwarf_getcfi(d->dw) : NULL;
-		if (d->cfi)
-			find_go_top_frames(d);
 	}
 	return d->cfi ? d : NULL;
 }
@@ -483,9 +486,8 @@ static int cfi_step(struct lu_state *st, unw_cursor_t *cursor, const struct debu
 	size_t nops, i;
 	int ra_reg, ret;
 
-	for (i = 0; i < d->ntop; i++)
-		if (ip - mp->bias - d->top[i][0] < d->top[i][1] - d->top[i][0])
-			return 0;
+	if (unwind_go_top_frame(maps_module(st->maps, mp->module), ip - mp->bias))
+		return 0;
 	for (i = 0; i <= 16; i++) {
 		unw_word_t w;
 
@@ -538,6 +540,7 @@ static enum unwind_result lu_walk(void *state, const struct capture *c,
 	unsigned n = 0;
 
 	st->cap = c;
+	st->cfi_mod = NULL;
 	st->regs = c->regs;
 	st->beyond_snapshot = false;
 	*fp = 0;
@@ -579,9 +582,11 @@ static enum unwind_result lu_walk(void *state, const struct capture *c,
 			break;
 		}
 		/* Code outside any file (a JIT's) has no CFI: libunwind
-		 * would guess by frame pointer unchecked. */
+		 * would guess by frame pointer unchecked.  A leaf may have
+		 * no frame yet (see leaf_step). */
 		if (in_anon_code(st->maps, ip)) {
-			if (!fp_step(st, &cursor, sp))
+			if (!(exact && n == 1 && leaf_step(st, &cursor, sp)) &&
+			    !fp_step(st, &cursor, sp))
 				break;
 			++*fp;
 			exact = false;
@@ -591,7 +596,26 @@ static enum unwind_result lu_walk(void *state, const struct capture *c,
 		 * a signal frame is libunwind's to step. */
 		mp = sig ? NULL : maps_find(st->maps, ip);
 		dc = mp ? debug_cfi(st, mp->module) : NULL;
-		ret = dc ? cfi_step(st, &cursor, dc, mp, ip, exact) : unw_step(&cursor);
+		if (dc) {
+			ret = cfi_step(st, &cursor, dc, mp, ip, exact);
+		} else {
+			unw_cursor_t before = cursor;
+
+			st->noinfo_ip = 0;
+			ret = unw_step(&cursor);
+			/* Code in a file with no CFI for it: libunwind
+			 * guessed; the cursor is plain data, and its copy
+			 * from before the step is stepped again, checked. */
+			if (!sig && st->noinfo_ip && (st->noinfo_ip == ip || st->noinfo_ip == ip - 1)) {
+				cursor = before;
+				ret = nocfi_step(st, &cursor, sp, exact && n == 1);
+				if (ret > 0) {
+					++*fp;
+					exact = false;
+					continue;
+				}
+			}
+		}
 		if (ret == 0) {
 			res = UNWIND_COMPLETE;
 			break;

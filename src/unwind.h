@@ -36,6 +36,13 @@ struct unwinder_ops {
 extern const struct unwinder_ops unwinder_libunwind;
 extern const struct unwinder_ops unwinder_libdw;
 
+/* Is ELF address VADDR of MOD in one of Go's functions that start a stack
+ * (a goroutine's, a thread's, or a switch to the system stack), above
+ * which the stack holds nothing of the thread's?  Only a module without
+ * .eh_frame is looked at (Go's own linker writes .debug_frame only); its
+ * symbol table is read once. */
+bool unwind_go_top_frame(struct module *mod, uint64_t vaddr);
+
 /* The backend called NAME, or NULL. */
 const struct unwinder_ops *unwinder_find(const char *name);
 /* The backend used when none is named. */
