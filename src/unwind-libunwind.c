@@ -296,6 +296,20 @@ static void cursor_reg(unw_cursor_t *cursor, unw_regnum_t reg, unsigned long lon
 		*out = v;
 }
 
+/* The registers a step without CFI starts the cursor again from: RIP and
+ * RSP as found, the callee-saved ones as the cursor had them. */
+static void restart_regs(struct lu_state *st, unw_cursor_t *cursor, uint64_t rip, uint64_t rsp)
+{
+	cursor_reg(cursor, UNW_X86_64_RBX, &st->regs.rbx);
+	cursor_reg(cursor, UNW_X86_64_RBP, &st->regs.rbp);
+	cursor_reg(cursor, UNW_X86_64_R12, &st->regs.r12);
+	cursor_reg(cursor, UNW_X86_64_R13, &st->regs.r13);
+	cursor_reg(cursor, UNW_X86_64_R14, &st->regs.r14);
+	cursor_reg(cursor, UNW_X86_64_R15, &st->regs.r15);
+	st->regs.rip = rip;
+	st->regs.rsp = rsp;
+}
+
 /* One step by frame pointer out of code with no CFI (a JIT's), as the
  * x86-64 frame record lays it: [rbp] the caller's rbp, [rbp+8] the return
  * address, the caller's rsp rbp+16.  Only from the stack copy, only
@@ -316,13 +330,7 @@ static bool fp_step(struct lu_state *st, unw_cursor_t *cursor, unw_word_t sp)
 		return false;
 	if (!maps_may_be_code(st->maps, frame[1]))
 		return false;
-	cursor_reg(cursor, UNW_X86_64_RBX, &st->regs.rbx);
-	cursor_reg(cursor, UNW_X86_64_R12, &st->regs.r12);
-	cursor_reg(cursor, UNW_X86_64_R13, &st->regs.r13);
-	cursor_reg(cursor, UNW_X86_64_R14, &st->regs.r14);
-	cursor_reg(cursor, UNW_X86_64_R15, &st->regs.r15);
-	st->regs.rip = frame[1];
-	st->regs.rsp = rbp + 16;
+	restart_regs(st, cursor, frame[1], rbp + 16);
 	st->regs.rbp = frame[0];
 	return unw_init_remote(cursor, st->as, st) >= 0;
 }
@@ -340,14 +348,7 @@ static bool leaf_step(struct lu_state *st, unw_cursor_t *cursor, unw_word_t sp)
 	if (!stack_read(st, sp, &ra, sizeof(ra)) || !(mp = maps_find(st->maps, ra)) ||
 	    !mp->exec || !maps_after_call(st->maps, ra))
 		return false;
-	cursor_reg(cursor, UNW_X86_64_RBX, &st->regs.rbx);
-	cursor_reg(cursor, UNW_X86_64_RBP, &st->regs.rbp);
-	cursor_reg(cursor, UNW_X86_64_R12, &st->regs.r12);
-	cursor_reg(cursor, UNW_X86_64_R13, &st->regs.r13);
-	cursor_reg(cursor, UNW_X86_64_R14, &st->regs.r14);
-	cursor_reg(cursor, UNW_X86_64_R15, &st->regs.r15);
-	st->regs.rip = ra;
-	st->regs.rsp = sp + 8;
+	restart_regs(st, cursor, ra, sp + 8);
 	return unw_init_remote(cursor, st->as, st) >= 0;
 }
 
