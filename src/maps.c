@@ -651,6 +651,16 @@ bool maps_is_sigreturn(struct maps *m, uint64_t addr)
 	       !memcmp(buf, code, sizeof(code));
 }
 
+bool maps_after_syscall(struct maps *m, uint64_t addr)
+{
+	const struct mapping *mp = maps_find_code(m, addr - 2);
+	struct module *mod = mp ? maps_module(m, mp->module) : NULL;
+	unsigned char buf[2];
+
+	return mod && mod->image && module_read(mod, addr - 2 - mp->bias, buf, sizeof(buf)) == 0 &&
+	       buf[0] == 0x0f && buf[1] == 0x05;
+}
+
 bool maps_is_entry_code(struct maps *m, uint64_t addr)
 {
 	const struct mapping *mp = maps_find(m, addr);

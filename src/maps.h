@@ -205,6 +205,10 @@ bool maps_is_entry_code(struct maps *m, uint64_t addr);
  * outside any file. */
 bool maps_after_call(struct maps *m, uint64_t addr);
 
+/* Does a syscall instruction end just before ADDR?  Read from the module
+ * file. */
+bool maps_after_syscall(struct maps *m, uint64_t addr);
+
 /* Is ADDR the x86-64 rt_sigreturn trampoline (mov $15,%rax; syscall) that
  * a signal handler returns to?  Read from the module file. */
 bool maps_is_sigreturn(struct maps *m, uint64_t addr);

@@ -467,9 +467,13 @@ static void unwind_captures(struct sampler *sp)
 		res = sp->unwinder->walk(tgt->unwind_state, c, sp->pcs, sp->max_frames, &n, &fp);
 		/* A new thread on its first instructions, just back from clone
 		 * or clone3 with the child's 0: its stack holds nothing yet,
-		 * and the CFI there is the parent's. */
+		 * and the CFI there is the parent's, or none (glibc ends
+		 * clone3's before the system call).  Taken at its first stop,
+		 * before it ran, it has -1 for the call. */
 		if (res == UNWIND_FAILED && n == 1 && c->regs.rax == 0 &&
-		    (c->regs.orig_rax == SYS_clone || c->regs.orig_rax == SYS_clone3))
+		    (c->regs.orig_rax == SYS_clone || c->regs.orig_rax == SYS_clone3 ||
+		     (c->regs.orig_rax == (unsigned long long)-1 &&
+		      maps_after_syscall(&c->target->maps, c->regs.rip))))
 			res = UNWIND_COMPLETE;
 		t1 = now_ns();
 		st->fp_frames += fp;

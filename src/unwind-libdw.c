@@ -35,6 +35,7 @@ struct ld_state {
 
 	/* The walk in progress. */
 	const struct capture *cap;
+	struct user_regs_struct regs;   /* where it starts: the capture's */
 	uint64_t *pcs;
 	unsigned max, n;
 	bool beyond_snapshot;
@@ -87,7 +88,7 @@ static bool ld_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void
 
 static bool ld_set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
-	const struct user_regs_struct *r = &((struct ld_state *)arg)->cap->regs;
+	const struct user_regs_struct *r = &((struct ld_state *)arg)->regs;
 	/* DWARF register order on x86-64. */
 	Dwarf_Word regs[17] = {
 		r->rax, r->rdx, r->rcx, r->rbx, r->rsi, r->rdi, r->rbp, r->rsp,
@@ -263,6 +264,29 @@ static int ld_frame(Dwfl_Frame *frame, void *arg)
 	return DWARF_CB_OK;
 }
 
+/* The walk stopped at the leaf: one with no CFI that has not set up a
+ * frame (glibc's clone3 just after its system call, where a parent stops
+ * at its clone event), as unwind-libunwind.c's leaf_step takes it.  Go on
+ * from the return address at SP, if a call ends just before it; RET, or
+ * what the walk from there returns. */
+static int leaf_walk(struct ld_state *st, const struct capture *c, int ret)
+{
+	uint64_t ra;
+
+	if (c->regs.rsp < c->sp || c->regs.rsp - c->sp + sizeof(ra) > c->stack_len)
+		return ret;
+	memcpy(&ra, c->stack + (c->regs.rsp - c->sp), sizeof(ra));
+	if (!maps_is_code(st->maps, ra) || !maps_after_call(st->maps, ra))
+		return ret;
+	/* The caller's frame is taken as an activation: its PC is looked
+	 * up as it is, so it is given as the call's last byte. */
+	st->regs.rip = ra - 1;
+	st->regs.rsp = c->regs.rsp + sizeof(ra);
+	st->last_sp = 0;
+	st->beyond_snapshot = st->bad_sp = false;
+	return dwfl_getthread_frames(st->dwfl, c->tid, ld_frame, st);
+}
+
 static enum unwind_result ld_walk(void *state, const struct capture *c,
 				  uint64_t *pcs, unsigned max, unsigned *n_out, unsigned *fp)
 {
@@ -278,6 +302,7 @@ static enum unwind_result ld_walk(void *state, const struct capture *c,
 		maps_find_code(st->maps, c->regs.rip);
 		sync_modules(st);
 		st->cap = c;
+		st->regs = c->regs;
 		st->pcs = pcs;
 		st->max = max;
 		st->n = 0;
@@ -294,6 +319,8 @@ static enum unwind_result ld_walk(void *state, const struct capture *c,
 	}
 	if (st->n == 0)
 		pcs[st->n++] = c->regs.rip;
+	if (ret != 0 && st->n == 1 && !st->truncated && !st->go_top)
+		ret = leaf_walk(st, c, ret);
 	if (st->truncated)
 		res = UNWIND_TRUNCATED;
 	else if (ret == 0 || st->go_top)

@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 skip_unless_ptrace
 
-plan 11
+plan 12
 run_ctprof churn --weight=samples -F 999 -v -o "$TMP/churn.folded" -o "$TMP/churn.txt" -- "$TARGETS/churn" 1.5
 check "ctprof exits with the target's status 0" is_status 0
 check "the target made its threads" grep -q '^churn: [0-9]* threads' "$OUT"
@@ -20,6 +20,11 @@ check "no frame is an address in data ([anon]+...)" bash -c "! grep -q '\\[anon\
 deepest=$(awk -F';' '{ if (NF > m) m = NF } END { print m + 0 }' "$TMP/churn.folded")
 diag "deepest chain: $deepest frames"
 check "no chain deeper than 20 frames (the real ones are under 10)" le "$deepest" 20
+# A new thread caught just back from clone3, and its parent stopped at the
+# clone event, sit where glibc's clone3 has no CFI: both are whole walks
+# (before: 3-6 of ~1000 failed with libunwind, 7-24 with libdw).
+failed=$(sed -n 's/^profiler: unwind .* \([0-9][0-9]*\) failed.*/\1/p' "$OUT")
+check "at most 2 walks failed (${failed:-no count in -v})" le "${failed:-99}" 2
 
 # Leaks: ctprof's fds after detaching are no more than before sampling;
 # its memory when sampling ends grows with distinct stacks, not with time:
