@@ -24,8 +24,8 @@
  * own CPU's timer.  Waking, it preempts whatever runs there and holds the
  * CPU (a bounded spin) until the sampler has asked that CPU's threads to
  * stop and releases it; then it sleeps again and the threads run into
- * their stops.  The sampler itself wakes in time (the lead) to read which
- * threads are running where, and is ready when the
+ * their stops.  The sampler itself wakes a little before the tick (the
+ * lead), reads which threads are running where, and is ready when the
  * helpers hold their CPUs.
  *
  * Bounds: a helper holds its CPU at most KICK_HOLD_MAX_NS per tick (less

@@ -48,10 +48,6 @@
  * took lately, in steps of this. */
 #define LEAD_STEP_NS 2000ULL
 #define LEAD_FIRST_NS 50000ULL
-/* ... and ctprof needs to be ready only when the helpers hold their CPUs,
- * some microseconds after the tick: it aims at the 10th percentile of
- * that lag, followed in steps of this. */
-#define HOLD_LAG_STEP_NS 1000ULL
 /* The thread id under which the CPU time of exited threads after their
  * last sample is counted (thread_exits). */
 #define EXITED_TID 0
@@ -719,17 +715,6 @@ static void late_picks(struct sampler *sp, int here, bool slept)
 	}
 }
 
-/* A helper took its CPU LAG after the tick: move sp->hold_lag_ns toward
- * the 10th percentile of such lags. */
-static void follow_hold_lag(struct sampler *sp, uint64_t lag)
-{
-	if (lag > sp->hold_lag_ns)
-		sp->hold_lag_ns += HOLD_LAG_STEP_NS / 10;
-	else
-		sp->hold_lag_ns -= sp->hold_lag_ns < HOLD_LAG_STEP_NS * 9 / 10 ?
-				   sp->hold_lag_ns : HOLD_LAG_STEP_NS * 9 / 10;
-}
-
 /* Stop the picked threads where they were at tick N (at T_NS), not where
  * they next leave the kernel: those on ctprof's own CPU (HERE) are off it
  * already, since ctprof woke at WOKE_NS; every other CPU that runs one,
@@ -799,10 +784,8 @@ static void interrupt_picks(struct sampler *sp, uint64_t n, uint64_t t_ns, int h
 	for (c = 0; c < k->ncpus; c++) {
 		sp->since[c] = 0;
 		if (sp->want[c] == WANT_READY &&
-		    kicker_wait_hold(k, c, n, t_ns + k->hold_max_ns / 2, &sp->since[c])) {
+		    kicker_wait_hold(k, c, n, t_ns + k->hold_max_ns / 2, &sp->since[c]))
 			sp->want[c] = WANT_HELD;
-			follow_hold_lag(sp, sp->since[c] > t_ns ? sp->since[c] - t_ns : 0);
-		}
 	}
 	t1 = now_ns();
 	sp->stats.part_ns.holds += t1 - t0 - (sp->stats.part_ns.tick_sleep - slept0);
@@ -838,29 +821,12 @@ static void interrupt_picks(struct sampler *sp, uint64_t n, uint64_t t_ns, int h
 		sp->kicking = false;
 }
 
-/* When ctprof wakes up for the tick at T_NS: early enough to read the
- * threads' states and be ready when the helpers hold their CPUs, a little
- * after the tick (a timer interrupt and a switch: 14-16 us on a 2-vCPU
- * VM).  Aimed at the tick itself, ctprof spun 14-16 us a sample waiting
- * for them; aimed at their lag, 4-7 us, and its CPU per sample went from
- * 83-111 to 69-97 us in 6 alternating runs of bench/workload at 999 Hz,
- * the stall unchanged. */
-static uint64_t wake_at(const struct sampler *sp, uint64_t t_ns)
-{
-	uint64_t need;
-
-	if (!sp->kicking)
-		return t_ns;
-	need = sp->need_ns < sp->period_ns / 2 ? sp->need_ns : sp->period_ns / 2;
-	return t_ns + sp->hold_lag_ns - need;
-}
-
-/* How long before tick n ctprof wakes up (0: at it, or after). */
+/* How long before tick n ctprof wakes up. */
 static uint64_t lead(const struct sampler *sp)
 {
-	uint64_t t = sp->period_ns, w = wake_at(sp, t);
-
-	return w < t ? t - w : 0;
+	if (!sp->kicking)
+		return 0;
+	return sp->need_ns < sp->period_ns / 2 ? sp->need_ns : sp->period_ns / 2;
 }
 
 /* Tick N, at T_NS: ctprof woke at WOKE_NS, the lead before it. */
@@ -933,8 +899,7 @@ static void tick(struct sampler *sp, uint64_t n, uint64_t t_ns, uint64_t woke_ns
 		 * and the reads above.  The lead follows its 75th
 		 * percentile: later, the helpers hold a little longer;
 		 * earlier, ctprof spins until the tick. */
-		uint64_t now = now_ns(), wake = wake_at(sp, t_ns);
-		uint64_t need = now > wake ? now - wake : 0;
+		uint64_t need = now_ns() - (t_ns - lead(sp));
 
 		if (need > sp->need_ns)
 			sp->need_ns += LEAD_STEP_NS * 3 / 4;
@@ -1078,7 +1043,7 @@ int sampler_run(struct sampler *sp)
 		s->on_exit = thread_exits;
 	raise_priority(sp);
 	start_kicking(sp, t0);
-	if (arm(tfd, wake_at(sp, t0)) < 0) {
+	if (arm(tfd, t0 - lead(sp)) < 0) {
 		close(tfd);
 		kicker_release(&sp->kick);
 		lower_priority();
@@ -1166,7 +1131,7 @@ int sampler_run(struct sampler *sp)
 					end = now_ns() + 1000000000ULL;
 					continue;
 				}
-				arm(tfd, wake_at(sp, t0 + next_n * period));
+				arm(tfd, t0 + next_n * period - lead(sp));
 			}
 		}
 	}

@@ -113,8 +113,6 @@ struct sampler {
 	struct kicker kick;             /* the helpers that preempt first */
 	bool kicking;                   /* ... in use (real-time priority) */
 	uint64_t need_ns;               /* decaying max of what the lead must cover */
-	uint64_t hold_lag_ns;           /* 10th percentile of the helpers' lag in
-	                                 * taking their CPUs after the tick */
 	struct pick {
 		struct thread *t;
 		int cpu;
