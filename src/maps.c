@@ -640,25 +640,29 @@ uint64_t maps_frame_key(struct maps *m, uint64_t addr)
 	return frame_key(mp->module, addr - mp->bias);
 }
 
+/* Are the N bytes at ADDR, read from its module's file, CODE? */
+static bool code_is(struct maps *m, uint64_t addr, const unsigned char *code, size_t n)
+{
+	const struct mapping *mp = maps_find_code(m, addr);
+	struct module *mod = mp ? maps_module(m, mp->module) : NULL;
+	unsigned char buf[16];
+
+	return n <= sizeof(buf) && mod && mod->image &&
+	       module_read(mod, addr - mp->bias, buf, n) == 0 && !memcmp(buf, code, n);
+}
+
 bool maps_is_sigreturn(struct maps *m, uint64_t addr)
 {
 	static const unsigned char code[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
-	const struct mapping *mp = maps_find_code(m, addr);
-	struct module *mod = mp ? maps_module(m, mp->module) : NULL;
-	unsigned char buf[sizeof(code)];
 
-	return mod && mod->image && module_read(mod, addr - mp->bias, buf, sizeof(buf)) == 0 &&
-	       !memcmp(buf, code, sizeof(code));
+	return code_is(m, addr, code, sizeof(code));
 }
 
 bool maps_after_syscall(struct maps *m, uint64_t addr)
 {
-	const struct mapping *mp = maps_find_code(m, addr - 2);
-	struct module *mod = mp ? maps_module(m, mp->module) : NULL;
-	unsigned char buf[2];
+	static const unsigned char code[] = { 0x0f, 0x05 };
 
-	return mod && mod->image && module_read(mod, addr - 2 - mp->bias, buf, sizeof(buf)) == 0 &&
-	       buf[0] == 0x0f && buf[1] == 0x05;
+	return code_is(m, addr - sizeof(code), code, sizeof(code));
 }
 
 bool maps_is_entry_code(struct maps *m, uint64_t addr)
