@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 #include <sys/user.h>
 
@@ -35,5 +36,15 @@ struct capture {
 	                                 * thread is settled */
 	uint64_t slices;                /* times it got a CPU, read before the stop */
 };
+
+/* Copy N bytes at ADDR from C's stack copy into BUF.  Returns false,
+ * copying nothing, unless all N lie inside the copy. */
+static inline bool capture_read(const struct capture *c, uint64_t addr, void *buf, size_t n)
+{
+	if (addr < c->sp || c->stack_len < n || addr - c->sp > c->stack_len - n)
+		return false;
+	memcpy(buf, c->stack + (addr - c->sp), n);
+	return true;
+}
 
 #endif

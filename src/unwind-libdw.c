@@ -72,11 +72,8 @@ static bool ld_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void
 	const struct mapping *mp;
 	struct module *mod;
 
-	if (addr >= c->sp && c->stack_len >= sizeof(*result) &&
-	    addr - c->sp <= c->stack_len - sizeof(*result)) {
-		memcpy(result, c->stack + (addr - c->sp), sizeof(*result));
+	if (capture_read(c, addr, result, sizeof(*result)))
 		return true;
-	}
 	mp = maps_find_refresh(st->maps, addr);
 	mod = mp ? maps_module(st->maps, mp->module) : NULL;
 	if (mod && mod->image && module_read(mod, addr - mp->bias, result, sizeof(*result)) == 0)
@@ -273,10 +270,8 @@ static int leaf_walk(struct ld_state *st, const struct capture *c, int ret)
 {
 	uint64_t ra;
 
-	if (c->regs.rsp < c->sp || c->regs.rsp - c->sp + sizeof(ra) > c->stack_len)
-		return ret;
-	memcpy(&ra, c->stack + (c->regs.rsp - c->sp), sizeof(ra));
-	if (!maps_is_code(st->maps, ra) || !maps_after_call(st->maps, ra))
+	if (!st->attached || !capture_read(c, c->regs.rsp, &ra, sizeof(ra)) ||
+	    !maps_is_code(st->maps, ra) || !maps_after_call(st->maps, ra))
 		return ret;
 	/* The caller's frame is taken as an activation: its PC is looked
 	 * up as it is, so it is given as the call's last byte. */

@@ -133,18 +133,6 @@ static int lu_get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *addr, void
 	return -UNW_ENOINFO;
 }
 
-/* Copy N bytes at ADDR from the capture's stack copy; false if they are
- * not all in it. */
-static bool stack_read(const struct lu_state *st, uint64_t addr, void *buf, size_t n)
-{
-	const struct capture *c = st->cap;
-
-	if (addr < c->sp || c->stack_len < n || addr - c->sp > c->stack_len - n)
-		return false;
-	memcpy(buf, c->stack + (addr - c->sp), n);
-	return true;
-}
-
 /* A read at ADDR found nothing: if ADDR is stack above the copy, the
  * unwind is cut short, not wrong. */
 static void note_beyond(struct lu_state *st, uint64_t addr)
@@ -164,7 +152,7 @@ static int lu_access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val,
 
 	if (write)
 		return -UNW_EINVAL;
-	if (stack_read(st, addr, val, sizeof(*val)))
+	if (capture_read(st->cap, addr, val, sizeof(*val)))
 		return 0;
 	mp = maps_find_refresh(st->maps, addr);
 	mod = mp ? maps_module(st->maps, mp->module) : NULL;
@@ -326,7 +314,7 @@ static bool fp_step(struct lu_state *st, unw_cursor_t *cursor, unw_word_t sp)
 	uint64_t frame[2];
 
 	if (unw_get_reg(cursor, UNW_X86_64_RBP, &rbp) < 0 || rbp < sp ||
-	    !stack_read(st, rbp, frame, sizeof(frame)))
+	    !capture_read(st->cap, rbp, frame, sizeof(frame)))
 		return false;
 	if (!maps_may_be_code(st->maps, frame[1]))
 		return false;
@@ -341,12 +329,11 @@ static bool fp_step(struct lu_state *st, unw_cursor_t *cursor, unw_word_t sp)
  * other registers stay as they are. */
 static bool leaf_step(struct lu_state *st, unw_cursor_t *cursor, unw_word_t sp)
 {
-	const struct mapping *mp;
 	uint64_t ra;
 
-	/* Most words there are data: a miss does not reread the maps. */
-	if (!stack_read(st, sp, &ra, sizeof(ra)) || !(mp = maps_find(st->maps, ra)) ||
-	    !mp->exec || !maps_after_call(st->maps, ra))
+	/* Most words there are data: maps_after_call does not reread the
+	 * maps on a miss. */
+	if (!capture_read(st->cap, sp, &ra, sizeof(ra)) || !maps_after_call(st->maps, ra))
 		return false;
 	restart_regs(st, cursor, ra, sp + 8);
 	return unw_init_remote(cursor, st->as, st) >= 0;
@@ -457,7 +444,7 @@ static int cfi_eval(struct lu_state *st, const struct dregs *r, uint64_t cfa,
 		*out = stack[depth - 1];
 		return 1;
 	}
-	if (!stack_read(st, stack[depth - 1], out, sizeof(*out))) {
+	if (!capture_read(st->cap, stack[depth - 1], out, sizeof(*out))) {
 		note_beyond(st, stack[depth - 1]);
 		return -1;
 	}
