@@ -153,9 +153,13 @@ check "1004 threads: all listed, each with its stack, in under 10 s" \
 	eval 'is_status 0 && [ "$(grep -c "^thread " "$OUT")" = 1004 ] &&
 	      [ "$(grep -c "^thread .*(idle): in pause" "$OUT")" = 1000 ] && lt "$took" 10'
 # Asked to stop all at once, each thread waited stopped for its turn to be
-# copied: a median stop of 10 ms or more (the header's ">= 9999.0 us").
+# copied: a median stop of 10 ms or more (the header's ">= 9999.0 us"), a
+# tenth or more of the time all the stops took.  Four at a time, it is 0.1%
+# here (100 us of 100 ms).  A busy machine stretches both, so the check is
+# on their ratio: an absolute bound failed on a loaded CI host (3.9 ms).
 median=$(sed -n '1s/.*median \([0-9.]*\) us.*/\1/p' "$OUT")
-check "1004 threads: each is stopped briefly, median under 1 ms (${median:-?} us)" \
-	eval '[ -n "$median" ] && lt "$median" 1000'
+span=$(sed -n '1s/.*all within \([0-9.]*\) ms.*/\1/p' "$OUT")
+check "1004 threads: each is stopped briefly, median ${median:-?} us, under 5% of the ${span:-?} ms all took" \
+	eval '[ -n "$median" ] && [ -n "$span" ] && lt "$(awk -v m="$median" -v s="$span" "BEGIN { print m / (s * 1000) }")" 0.05'
 check "1004 threads: the target runs on, untraced" eval 'alive_not_stopped "$PID" && untraced "$PID"'
 finish
