@@ -1,5 +1,6 @@
-/* floor cross|same|poll [ITERATIONS [HZ]]: the least a ptrace sampler can
- * stop a busy thread for, on this machine, now.
+/* floor cross|same|poll|wake [ITERATIONS [HZ]]: the least a ptrace sampler
+ * can stop a busy thread for, on this machine, now, and the least CPU time
+ * it spends to do so.
  *
  * Forks a child that spins in user space, PTRACE_SEIZEs it, and ITERATIONS
  * times (default 2000), HZ times a second (default 1000), times
@@ -8,12 +9,17 @@
  * the tracer on CPU 0 and the child on CPU 1 (the first two CPUs it may
  * use: every step is a cross-CPU wakeup); "same" pins both on CPU 0; "poll" is "cross" with the tracer
  * polling waitpid(WNOHANG) instead of sleeping in it (no wakeup of the
- * tracer: the floor of a sampler that spins for the stop).  The tracer asks for SCHED_FIFO
+ * tracer: the floor of a sampler that spins for the stop).  "wake" is
+ * "cross" without the ptrace requests: the tracer only sleeps until each
+ * tick, which is what waking up costs it.  The tracer asks for SCHED_FIFO
  * priority 1, as ctprof does, and says whether it got it.  The first 50
  * iterations are a warm-up and are not counted.
  *
  * Prints one line:
- *     floor MODE: median X us, p99 Y us, N iterations, CPUs T/C, SCHED_FIFO|SCHED_OTHER
+ *     floor MODE: median X us, p99 Y us, own CPU Z us per iteration, N iterations, CPUs T/C, SCHED_FIFO|SCHED_OTHER
+ * where Z is the tracer's CPU time (CLOCK_THREAD_CPUTIME_ID) over the
+ * counted iterations, sleeps and wake-ups included, divided by N; for
+ * "wake" the median and p99 are n/a.
  * or "floor MODE: n/a (...)" and exit status 3 when the mode cannot be
  * set up (one CPU only).
  *
@@ -45,12 +51,17 @@ static void on_signal(int sig)
 	got_signal = sig;
 }
 
-static uint64_t now_ns(void)
+static uint64_t clock_ns(clockid_t id)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(id, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
 }
 
 static int pin(int cpu)
@@ -97,20 +108,22 @@ static void spin(pid_t parent)
 
 int main(int argc, char **argv)
 {
-	int same, poll, n, hz, status, fifo, cpus[2] = { 0, 0 };
+	int same, poll, wake, n, hz, status, fifo, cpus[2] = { 0, 0 };
 	pid_t w;
 	struct sched_param sp = { .sched_priority = 1 };
 	struct user_regs_struct regs;
 	struct timespec next;
-	uint64_t *t, period;
+	uint64_t *t, period, cpu0 = 0, cpu_ns;
 	pid_t parent = getpid(), child;
 
-	if (argc < 2 || (strcmp(argv[1], "cross") && strcmp(argv[1], "same") && strcmp(argv[1], "poll"))) {
-		fprintf(stderr, "usage: floor cross|same|poll [ITERATIONS [HZ]]\n");
+	if (argc < 2 || (strcmp(argv[1], "cross") && strcmp(argv[1], "same") && strcmp(argv[1], "poll") &&
+			 strcmp(argv[1], "wake"))) {
+		fprintf(stderr, "usage: floor cross|same|poll|wake [ITERATIONS [HZ]]\n");
 		return 2;
 	}
 	same = !strcmp(argv[1], "same");
 	poll = !strcmp(argv[1], "poll");
+	wake = !strcmp(argv[1], "wake");
 	n = argc > 2 ? atoi(argv[2]) : 2000;
 	hz = argc > 3 ? atoi(argv[3]) : 1000;
 	if (n < 1 || hz < 1 || hz > 100000) {
@@ -155,7 +168,7 @@ int main(int argc, char **argv)
 		sigaction(SIGTERM, &sa, NULL);
 		sigaction(SIGHUP, &sa, NULL);
 	}
-	if (ptrace(PTRACE_SEIZE, child, 0, PTRACE_O_EXITKILL) < 0)
+	if (!wake && ptrace(PTRACE_SEIZE, child, 0, PTRACE_O_EXITKILL) < 0)
 		die("PTRACE_SEIZE", child);
 	/* After the fork, and not inherited by anything else. */
 	fifo = sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp) == 0;
@@ -167,6 +180,9 @@ int main(int argc, char **argv)
 	for (int i = -WARMUP; i < n && !got_signal; i++) {
 		uint64_t t0, t1;
 
+		if (i == 0)
+			cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+
 		next.tv_nsec += (long)period;
 		while (next.tv_nsec >= 1000000000L) {
 			next.tv_nsec -= 1000000000L;
@@ -174,6 +190,8 @@ int main(int argc, char **argv)
 		}
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR && !got_signal)
 			;
+		if (wake)
+			continue;
 		t0 = now_ns();
 		if (ptrace(PTRACE_INTERRUPT, child, 0, 0) < 0)
 			die("PTRACE_INTERRUPT", child);
@@ -196,6 +214,7 @@ int main(int argc, char **argv)
 		if (i >= 0)
 			t[i] = t1 - t0;
 	}
+	cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
 	kill(child, SIGKILL);
 	waitpid(child, NULL, __WALL);
 	if (got_signal) {
@@ -211,8 +230,12 @@ int main(int argc, char **argv)
 
 		if (k < 1)
 			k = 1;
-		printf("floor %s: median %.1f us, p99 %.1f us, %d iterations, CPUs %d/%d, %s\n", argv[1],
-		       med, t[k - 1] / 1e3, n, cpus[0], same ? cpus[0] : cpus[1],
+		if (wake)
+			printf("floor %s: median n/a us, p99 n/a us", argv[1]);
+		else
+			printf("floor %s: median %.1f us, p99 %.1f us", argv[1], med, t[k - 1] / 1e3);
+		printf(", own CPU %.1f us per iteration, %d iterations, CPUs %d/%d, %s\n",
+		       (double)cpu_ns / 1e3 / n, n, cpus[0], same ? cpus[0] : cpus[1],
 		       fifo ? "SCHED_FIFO" : "SCHED_OTHER");
 	}
 	free(t);

@@ -1,4 +1,4 @@
-/* workload [ITERATIONS]: the benchmark's fixed CPU-bound target.
+/* workload [ITERATIONS [THREADS]]: the benchmark's fixed CPU-bound target.
  *
  * Deterministic: a fixed number of iterations (default 2000000, about 2 s
  * on a 2-vCPU VM) driven by a fixed-seed generator, so every run does the
@@ -14,8 +14,14 @@
  * --call-graph dwarf must unwind) and -O2 -fno-omit-frame-pointer (for
  * perf -g).  It prints "checksum HEX" and "elapsed SECONDS": the wall
  * clock time of the work itself, from the target's own CLOCK_MONOTONIC, so
- * the profiler's start-up and report do not count as target slowdown. */
+ * the profiler's start-up and report do not count as target slowdown.
+ *
+ * With THREADS above 1, that many threads (main among them) each do the
+ * ITERATIONS from the same seed, on state of their own, started together;
+ * the elapsed time runs until the last one is done, and the checksum is
+ * that of one thread's work (all must agree, or it exits 1). */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,8 +32,10 @@
 #define MAX_DEPTH 34
 #define SORT_N 48
 
-static uint64_t rng = 0x9e3779b97f4a7c15ULL;
-static unsigned char src_buf[8192], dst_buf[8192];
+#define SEED 0x9e3779b97f4a7c15ULL
+
+static __thread uint64_t rng = SEED;
+static __thread unsigned char src_buf[8192], dst_buf[8192];
 
 static uint32_t next_rand(void)
 {
@@ -151,17 +159,61 @@ NOINLINE static uint64_t descend_c(int depth, uint64_t h)
 	return r + (uint64_t)pad[depth] + 7;
 }
 
-int main(int argc, char **argv)
+static long iters = 2000000;
+static pthread_barrier_t start;
+
+/* One thread's share: the whole fixed work. */
+static uint64_t work(void)
 {
-	long iters = argc > 1 ? strtol(argv[1], NULL, 10) : 2000000;
-	struct timespec t0, t1;
 	uint64_t sum = 0;
 
 	for (size_t i = 0; i < sizeof(src_buf); i++)
 		src_buf[i] = (unsigned char)(i * 131 + 7);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (long i = 0; i < iters; i++)
 		sum = sum * 3 + descend(1 + (int)(next_rand() % MAX_DEPTH), sum + (uint64_t)i);
+	return sum;
+}
+
+static void *worker(void *arg)
+{
+	uint64_t *sum = arg;
+
+	pthread_barrier_wait(&start);
+	*sum = work();
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	long nthreads = argc > 2 ? strtol(argv[2], NULL, 10) : 1;
+	struct timespec t0, t1;
+	uint64_t sum, other[64];
+	pthread_t tids[64];
+
+	if (argc > 1)
+		iters = strtol(argv[1], NULL, 10);
+	if (nthreads < 1 || nthreads > 64) {
+		fprintf(stderr, "workload: THREADS must be 1 to 64\n");
+		return 2;
+	}
+	pthread_barrier_init(&start, NULL, (unsigned)nthreads);
+	for (long i = 1; i < nthreads; i++)
+		if (pthread_create(&tids[i], NULL, worker, &other[i]) != 0) {
+			fprintf(stderr, "workload: cannot create a thread\n");
+			return 1;
+		}
+	if (nthreads > 1)
+		pthread_barrier_wait(&start);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	sum = work();
+	for (long i = 1; i < nthreads; i++) {
+		pthread_join(tids[i], NULL);
+		if (other[i] != sum) {
+			fprintf(stderr, "workload: thread %ld computed %016llx, not %016llx\n", i,
+				(unsigned long long)other[i], (unsigned long long)sum);
+			return 1;
+		}
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	printf("checksum %016llx\n", (unsigned long long)sum);
 	printf("elapsed %.6f\n", (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);

@@ -33,15 +33,19 @@
 #     to ~45 frames, through libc), its own wall clock for the work, bare
 #     and under ctprof (each unwinder) and perf record (--call-graph dwarf
 #     on the -fomit-frame-pointer build, -g on a -fno-omit-frame-pointer
-#     build, which is compared to that build run bare), at 99 and 999 Hz.
+#     build, which is compared to that build run bare), at 99 and 999 Hz;
+#     and with two threads each doing that work (ctprof's default unwinder
+#     and perf --call-graph dwarf, against two threads bare).
 #  2. Stall per sample: ctprof -v's median and p99 at 999 Hz on the
 #     workload (the runs of part 1), beside bench/floor.c: INTERRUPT +
 #     waitpid + GETREGS + CONT on a spinning child, 2000 times at 1 kHz,
 #     tracer and child on different CPUs (sleeping in waitpid, and polling
-#     it) and on the same CPU.
+#     it) and on the same CPU; and the tracer's own CPU time per
+#     iteration of each, and of a loop that only sleeps until each tick.
 #  3. Profiler cost: ctprof -v's own CPU time per sample at 999 Hz (part 1's
-#     runs), for each unwinder; 1e6 / that = samples per second one core
-#     could sustain.
+#     runs), for each unwinder and for two threads; 1e6 / that = samples
+#     per second one core could sustain; beside it, part 2's floors of CPU
+#     time per sample.
 #  4. Accuracy: bperf under ctprof and perf record -e cpu-clock at 999 Hz,
 #     self% of its four work functions and the total variation distance
 #     over the function names of the two reports (bperf's functions are
@@ -173,8 +177,8 @@ say "compiling bench programs into $tmp"
 cflags=(-std=gnu11 -g -Wall -Wextra -Werror=shadow -Werror=missing-prototypes
 	-Werror=strict-prototypes -Werror=implicit-function-declaration -Wno-unused-parameter)
 if want 1; then
-	gcc "${cflags[@]}" -O2 -fomit-frame-pointer bench/workload.c -o "$tmp/workload"
-	gcc "${cflags[@]}" -O2 -fno-omit-frame-pointer bench/workload.c -o "$tmp/workload-fp"
+	gcc "${cflags[@]}" -O2 -fomit-frame-pointer -pthread bench/workload.c -o "$tmp/workload"
+	gcc "${cflags[@]}" -O2 -fno-omit-frame-pointer -pthread bench/workload.c -o "$tmp/workload-fp"
 fi
 if want 2; then gcc "${cflags[@]}" -O2 bench/floor.c -o "$tmp/floor"; fi
 if want 5; then gcc "${cflags[@]}" -O2 -pthread bench/threads64.c -o "$tmp/threads64"; fi
@@ -341,24 +345,27 @@ ctstats() {
 }
 
 # ---------------------------------------------------- part 1 variants --
-# name hz kind: ct = ctprof (libunwind), dw = ctprof (libdw), pd = perf
-# --call-graph dwarf, pf = perf -g on the frame-pointer build.
-variants=(bare fpbare ct99 ct999 pd99 pd999 pf99 pf999)
+# KIND[HZ][-2]: ct = ctprof (libunwind), dw = ctprof (libdw), pd = perf
+# --call-graph dwarf, pf = perf -g on the frame-pointer build; -2: the
+# workload with two busy threads (one per CPU), compared to bare-2.
+variants=(bare fpbare ct99 ct999 pd99 pd999 pf99 pf999 bare-2 ct99-2 ct999-2 pd99-2 pd999-2)
 if has libdw; then variants+=(dw99 dw999); fi
 
 declare -A elapsed
 checksum=
 run_workload() {
-	local v=$1 hz=${1//[!0-9]/} kind=${1%%[0-9]*} out
-	local -a cmd
+	local v=$1 base=${1%-2} kind hz out
+	local -a cmd wl=("$tmp/workload") fp=("$tmp/workload-fp")
+	kind=${base%%[0-9]*} hz=${base#"$kind"}
+	[ "$base" = "$v" ] || wl+=(2000000 2) fp+=(2000000 2)
 	rm -f "$tmp/perf.data" "$tmp/ct.txt"
 	case $kind in
-	bare) cmd=("$tmp/workload") ;;
-	fpbare) cmd=("$tmp/workload-fp") ;;
-	ct) cmd=("$ctprof" ${unwopt[libunwind]} -F "$hz" -v -o "$tmp/ct.txt" -- "$tmp/workload") ;;
-	dw) cmd=("$ctprof" ${unwopt[libdw]} -F "$hz" -v -o "$tmp/ct.txt" -- "$tmp/workload") ;;
-	pd) cmd=(perf record -q -e cpu-clock --call-graph dwarf -F "$hz" -o "$tmp/perf.data" -- "$tmp/workload") ;;
-	pf) cmd=(perf record -q -e cpu-clock -g -F "$hz" -o "$tmp/perf.data" -- "$tmp/workload-fp") ;;
+	bare) cmd=("${wl[@]}") ;;
+	fpbare) cmd=("${fp[@]}") ;;
+	ct) cmd=("$ctprof" ${unwopt[libunwind]} -F "$hz" -v -o "$tmp/ct.txt" -- "${wl[@]}") ;;
+	dw) cmd=("$ctprof" ${unwopt[libdw]} -F "$hz" -v -o "$tmp/ct.txt" -- "${wl[@]}") ;;
+	pd) cmd=(perf record -q -e cpu-clock --call-graph dwarf -F "$hz" -o "$tmp/perf.data" -- "${wl[@]}") ;;
+	pf) cmd=(perf record -q -e cpu-clock -g -F "$hz" -o "$tmp/perf.data" -- "${fp[@]}") ;;
 	esac
 	run 120 "${cmd[@]}"
 	out=$(awk '$1 == "checksum" { print $2 }' "$tmp/out")
@@ -746,7 +753,8 @@ for ((r = 0; r < reps; r++)); do
 	for v in "${variants[@]}"; do
 		want 1 || break
 		case $v in
-		bare) ;;
+		bare|bare-2) ;;
+		*-2) put "$v.ratio" "$(div "${elapsed[$v]}" "${elapsed[bare-2]}")" ;;
 		pf*) put "$v.ratio" "$(div "${elapsed[$v]}" "${elapsed[fpbare]}")" ;;
 		*) put "$v.ratio" "$(div "${elapsed[$v]}" "${elapsed[bare]}")" ;;
 		esac
@@ -755,14 +763,22 @@ for ((r = 0; r < reps; r++)); do
 
 	# Part 2: the floor, in the same repetition as ctprof's stall.
 	t0=$(now_us)
-	for mode in cross poll same; do
+	for mode in wake cross poll same; do
 		want 2 || break
 		rc=0
 		timeout --foreground -k 10 60 "$tmp/floor" "$mode" 2000 1000 >"$tmp/out" 2>"$tmp/err" || rc=$?
 		interrupted "$rc"
 		if [ "$rc" -eq 3 ]; then continue; fi   # n/a: one CPU
 		[ "$rc" -eq 0 ] || { cat "$tmp/err" >&2; die "floor $mode failed (status $rc)"; }
-		read -r fmed fp99 fsched < <(awk '{ print $4, $7, $NF }' "$tmp/out")
+		read -r fmed fp99 fcpu fsched < <(awk '{
+			for (i = 1; i < NF; i++) {
+				if ($i == "median") m = $(i + 1)
+				if ($i == "p99") p = $(i + 1)
+				if ($i == "CPU") c = $(i + 1)
+			}
+			print m, p, c, $NF }' "$tmp/out")
+		put "floor.$mode.cpu" "$fcpu"
+		[ "$mode" = wake ] && continue
 		put "floor.$mode.med" "$fmed"
 		put "floor.$mode.p99" "$fp99"
 		echo "$fsched" >"$res/floor.sched"
@@ -807,10 +823,12 @@ total_s=$(( ($(now_us) - start_all + 500000) / 1000000 ))
 
 # The marginal cost of a sample: the difference in own CPU time between the
 # 999 Hz and the 99 Hz runs, per extra sample (start-up and fixed costs cancel).
-for b in ct dw; do
-	[ -s "$res/${b}999.cpu_ms" ] || continue
-	paste "$res/${b}999.cpu_ms" "$res/${b}999.samples" "$res/${b}99.cpu_ms" "$res/${b}99.samples" |
-		awk '{ if ($2 > $4) printf "%.6f\n", ($1 - $3) * 1000 / ($2 - $4) }' >"$res/$b.marginal"
+for b in ct dw ct-2; do
+	x=${b#??}
+	b=${b%-2}
+	[ -s "$res/${b}999$x.cpu_ms" ] || continue
+	paste "$res/${b}999$x.cpu_ms" "$res/${b}999$x.samples" "$res/${b}99$x.cpu_ms" "$res/${b}99$x.samples" |
+		awk '{ if ($2 > $4) printf "%.6f\n", ($1 - $3) * 1000 / ($2 - $4) }' >"$res/$b$x.marginal"
 done
 maxrate() {
 	local us; us=$(med "$1.cpu_us" %.6f)
@@ -832,15 +850,16 @@ EOF
 if want 1; then
 cat <<EOF
 **1. Target slowdown.** bench/workload.c, fixed work: $(med bare.elapsed %.3f) s alone
-(frame-pointer build: $(med fpbare.elapsed %.3f) s), timed by the target itself; ratio to
-the same build run bare in the same repetition.
+(frame-pointer build: $(med fpbare.elapsed %.3f) s; two threads each doing it, one per
+CPU: $(med bare-2.elapsed %.3f) s), timed by the target itself; ratio to the same build,
+and the same threads, run bare in the same repetition.
 
-| profiler | 99 Hz | 999 Hz |
-| --- | --- | --- |
-| ctprof (libunwind) | $(med ct99.ratio %.3f) | $(med ct999.ratio %.3f) |
-| ctprof (libdw) | $(med dw99.ratio %.3f) | $(med dw999.ratio %.3f) |
-| perf record -e cpu-clock --call-graph dwarf | $(med pd99.ratio %.3f) | $(med pd999.ratio %.3f) |
-| perf record -e cpu-clock -g, frame-pointer build | $(med pf99.ratio %.3f) | $(med pf999.ratio %.3f) |
+| profiler | 99 Hz | 999 Hz | 99 Hz, 2 threads | 999 Hz, 2 threads |
+| --- | --- | --- | --- | --- |
+| ctprof (libunwind) | $(med ct99.ratio %.3f) | $(med ct999.ratio %.3f) | $(med ct99-2.ratio %.3f) | $(med ct999-2.ratio %.3f) |
+| ctprof (libdw) | $(med dw99.ratio %.3f) | $(med dw999.ratio %.3f) | | |
+| perf record -e cpu-clock --call-graph dwarf | $(med pd99.ratio %.3f) | $(med pd999.ratio %.3f) | $(med pd99-2.ratio %.3f) | $(med pd999-2.ratio %.3f) |
+| perf record -e cpu-clock -g, frame-pointer build | $(med pf99.ratio %.3f) | $(med pf999.ratio %.3f) | | |
 
 The frame-pointer build itself runs $(med fpbare.ratio %.3f) times as long as the
 -fomit-frame-pointer one.
@@ -877,6 +896,14 @@ cat <<EOF
 | --- | --- | --- | --- | --- | --- |
 | libunwind | $(us ct999.cpu_us) | $(maxrate ct999) | $(us ct.marginal) | $(us ct999.unwind_us) | $(med ct999.frames) |
 | libdw | $(us dw999.cpu_us) | $(maxrate dw999) | $(us dw.marginal) | $(us dw999.unwind_us) | $(med dw999.frames) |
+| libunwind, 2 threads | $(us ct999-2.cpu_us) | $(maxrate ct999-2) | $(us ct-2.marginal) | $(us ct999-2.unwind_us) | $(med ct999-2.frames) |
+
+What a sample costs at the least here (part 2's bench/floor.c, the tracer
+SCHED_FIFO on one CPU, a busy child on the other, 2000 times at 1 kHz;
+the tracer's own CPU time per iteration): only sleeping until each tick,
+$(us floor.wake.cpu); with INTERRUPT + waitpid + GETREGS + CONT of the child,
+$(us floor.cross.cpu), or $(us floor.poll.cpu) polling waitpid; both on one CPU,
+$(us floor.same.cpu).
 
 Where it goes (libunwind, 999 Hz; ctprof -v): the sampling thread's CPU
 time per sample, in parts timed inside it, the rest (waking up, the
