@@ -69,7 +69,9 @@
 #     variation distance, and the top functions side by side.  Workloads:
 #     redis-server on a loopback port (no persistence, in the temporary
 #     directory) driven by redis-benchmark, ctprof and perf attached with
-#     -p for the benchmark's duration; Debian's /usr/bin/python3 on
+#     -p for the benchmark's duration (and a run with neither, perf stat
+#     counting redis's epoll_wait and write calls and CPU time in all
+#     three); Debian's /usr/bin/python3 on
 #     bench/pywork.py (dicts, strings, sorting, 30 rounds, ~9 s); sqlite3 on
 #     bench/sqlwork.sql three times (in memory: inserts, indexes, joins, GROUP BY,
 #     ~2.5 s).  With build/tests/selftime (`selftime syscall|fault S`,
@@ -544,10 +546,15 @@ redis_start() {
 }
 
 # redis_profiled TOOL: TOOL attached to redis-server from just before
-# redis-benchmark starts until it ends (SIGINT then, as Ctrl-C would).
+# redis-benchmark starts until it ends (SIGINT then, as Ctrl-C would); TOOL
+# bare: nothing attached.  Around the benchmark, perf stat counts redis's
+# epoll_wait and write calls and its CPU time (the same small cost in all
+# three), for how the profiler changed redis's own event loop.
 redis_profiled() {
-	local tool=$1 pid rc=0 prc=0
-	if [ "$tool" = ct ]; then
+	local tool=$1 pid= spid rc=0 prc=0
+	if [ "$tool" = bare ]; then
+		:
+	elif [ "$tool" = ct ]; then
 		rm -f "$tmp/redis.pb.gz"
 		"$ctprof" ${unwopt[libunwind]} -F "$real_hz" -p "$redis_pid" -o "$tmp/redis.pb.gz" \
 			>"$tmp/prof.out" 2>"$tmp/prof.err" &
@@ -556,15 +563,39 @@ redis_profiled() {
 		perf record -q -e cpu-clock -F "$real_hz" -g -p "$redis_pid" -o "$tmp/redis.data" \
 			>"$tmp/prof.out" 2>"$tmp/prof.err" &
 	fi
-	pid=$!
-	bg_pids+=("$pid")
+	if [ "$tool" != bare ]; then
+		pid=$!
+		bg_pids+=("$pid")
+	fi
 	sleep 0.5       # attached before the first request
+	rm -f "$tmp/rstat"
+	perf stat -x, -e syscalls:sys_enter_epoll_wait,syscalls:sys_enter_write,task-clock \
+		-p "$redis_pid" -o "$tmp/rstat" >/dev/null 2>&1 &
+	spid=$!
+	bg_pids+=("$spid")
+	sleep 0.2
 	timeout --foreground -k 10 180 redis-benchmark -h 127.0.0.1 -p "$redis_port" "${redis_args[@]}" \
 		>"$tmp/out" 2>"$tmp/err" || rc=$?
 	interrupted "$rc"
-	kill -INT "$pid" 2>/dev/null || true
-	wait "$pid" || prc=$?
+	kill -INT "$spid" 2>/dev/null || true
+	wait "$spid" 2>/dev/null || true
+	if [ -n "$pid" ]; then
+		kill -INT "$pid" 2>/dev/null || true
+		wait "$pid" || prc=$?
+	fi
 	[ "$rc" -eq 0 ] || { tail -5 "$tmp/err" >&2; die "redis-benchmark failed with status $rc"; }
+	# Per request (redis answers each with one write): epoll_wait calls,
+	# and redis's CPU time in us.  None if perf stat could not count.
+	awk -F, '$1 !~ /^[0-9.]+$/ { next }
+		$3 ~ /sys_enter_epoll_wait$/ { e = $1 } $3 ~ /sys_enter_write$/ { w = $1 }
+		$3 == "task-clock" { c = $1 }
+		END { if (w > 0 && e != "" && c != "") printf "%.4f %.3f\n", e / w, c * 1000 / w }' \
+		"$tmp/rstat" 2>/dev/null >"$tmp/rloop" || true
+	if [ -s "$tmp/rloop" ]; then
+		put "redis.$tool.epoll" "$(cut -d' ' -f1 "$tmp/rloop")"
+		put "redis.$tool.cpu_req" "$(cut -d' ' -f2 "$tmp/rloop")"
+	fi
+	[ "$tool" != bare ] || return 0
 	# perf ends by raising SIGINT again once its file is written (130).
 	case $tool:$prc in
 	ct:0|perf:0|perf:130) ;;
@@ -590,7 +621,7 @@ real_programs() {
 		case $name in
 		redis)
 			[ -n "${redis_pid:-}" ] || redis_start
-			for t in $(tools); do redis_profiled "$t"; done
+			for t in bare $(tools); do redis_profiled "$t"; done
 			flat redis ;;
 		python)
 			for t in $(tools); do profiled python "$t" -g /usr/bin/python3 "$tmp/pywork.py" "$py_rounds"; done
@@ -707,6 +738,14 @@ EOF
 		top "$name" 8
 		echo
 	done
+	if [ -n "${real_title[redis]:-}" ]; then
+		printf "redis's own event loop in the same runs, and in a run with no profiler attached (perf stat counting its system calls, in all three): epoll_wait calls per request, and redis's CPU time per request. A profiler that changes how many requests one epoll_wait returns changes the profile it takes.\n\n"
+		printf '| | no profiler | ctprof | perf record |\n| --- | --- | --- | --- |\n'
+		printf '| epoll_wait calls per request | %s | %s | %s |\n' "$(med redis.bare.epoll %.3f)" \
+			"$(med redis.ct.epoll %.3f)" "$(med redis.perf.epoll %.3f)"
+		printf '| CPU time per request | %s | %s | %s |\n\n' "$(us redis.bare.cpu_req)" \
+			"$(us redis.ct.cpu_req)" "$(us redis.perf.cpu_req)"
+	fi
 	for name in selftime-syscall selftime-fault; do
 		[ -n "${real_title[$name]:-}" ] || continue
 		if [ "$name" = selftime-syscall ]; then
