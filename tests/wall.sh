@@ -49,9 +49,12 @@ diag "idle: $ticks ticks, $stops stops of blocked threads, $reused samples count
 check "idle: ran, all threads joined" eval 'is_status 0 && grep -q "^idlers: 300 threads, done$" "$OUT"'
 check "idle: every thread at every tick (>= 280 samples per tick)" \
 	ge "$(awk -v s="$(total_samples)" -v t="$ticks" 'BEGIN { print s / t }')" 280
-# Each idle thread once (some twice, when caught while starting), and the
-# worker once per sleep (40 times): far from 300 per tick.
-check "idle: blocked threads stopped about once each (<= 2 per thread)" le "$stops" 700
+# Each idle thread once (some twice, when caught while starting), once
+# more at the end, when the broadcast wakes them all to queue for the mutex
+# (a new wait, over a tick or more), and the worker once per sleep (40
+# times): far from 300 per tick.  Seen: 499-752 (the 752 failed a bound of
+# 700 in a CI run of the sanitizer build).
+check "idle: blocked threads stopped a few times each (<= 3 per thread)" le "$stops" 940
 check "idle: the idle threads wait in futex, in idle_thread" \
 	eval 'grep -q "\[syscall: futex\]" "$OUT" && ge "$(cum_pct idle_thread)" 90'
 
