@@ -21,14 +21,17 @@
  */
 #define _GNU_SOURCE
 #include "kick.h"
+#include "proc.h"
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -50,6 +53,8 @@ struct kick_slot {
 	_Atomic uint32_t wake;          /* futex word: changed to wake the helper */
 	_Atomic int parked;
 	_Atomic uint64_t unneeded;      /* ticks in a row it was not needed */
+	_Atomic int tid;                /* the helper's thread id, once it runs */
+	int sched_fd;                   /* its /proc/self/task/TID/sched, -1 until needed */
 	struct kicker *k;
 	pthread_t thread;
 	int cpu;
@@ -111,6 +116,7 @@ static void *helper_main(void *arg)
 	struct kicker *k = s->k;
 	sigset_t all;
 
+	atomic_store(&s->tid, (int)syscall(SYS_gettid));
 	/* Signals are ctprof's main thread's to read (signalfd). */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
@@ -162,6 +168,7 @@ int kicker_init(struct kicker *k, uint64_t start_ns, uint64_t period_ns, int pri
 	for (int i = 0; i < k->ncpus; i++) {
 		k->slots[i].k = k;
 		k->slots[i].cpu = i;
+		k->slots[i].sched_fd = -1;
 	}
 	atomic_store(&k->quit, false);
 	return 0;
@@ -263,6 +270,22 @@ bool kicker_let_go(struct kicker *k, int cpu, uint64_t n)
 	return false;
 }
 
+int kicker_exec_start(struct kicker *k, int cpu, uint64_t *ns)
+{
+	struct kick_slot *s = &k->slots[cpu];
+	char path[64];
+
+	if (s->sched_fd < 0) {
+		int tid = atomic_load(&s->tid);
+
+		if (!tid)
+			return -1;
+		snprintf(path, sizeof(path), "/proc/self/task/%d/sched", tid);
+		s->sched_fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	return proc_exec_start(s->sched_fd, ns);
+}
+
 uint64_t kicker_cpu_ns(const struct kicker *k)
 {
 	uint64_t ns = 0;
@@ -294,6 +317,8 @@ void kicker_release(struct kicker *k)
 		futex_wake_all(&s->wake);
 		pthread_join(s->thread, NULL);
 		s->started = false;
+		if (s->sched_fd >= 0)
+			close(s->sched_fd);
 	}
 	free(k->slots);
 	k->slots = NULL;

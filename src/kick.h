@@ -24,9 +24,11 @@
  * own CPU's timer.  Waking, it preempts whatever runs there and holds the
  * CPU (a bounded spin) until the sampler has asked that CPU's threads to
  * stop and releases it; then it sleeps again and the threads run into
- * their stops.  The sampler itself wakes a little before the tick (the
- * lead), reads which threads are running where, and is ready when the
- * helpers hold their CPUs.
+ * their stops.  The sampler wakes at the tick too and reads which threads
+ * were running once the helpers hold the CPUs (see ready_at_tick() in
+ * sampler.c); where the kernel cannot tell it that, it wakes a little
+ * before the tick (the lead) to read them, and is ready when the helpers
+ * hold their CPUs.
  *
  * Bounds: a helper holds its CPU at most KICK_HOLD_MAX_NS per tick (less
  * at high rates: a quarter of the period), whether or not the sampler
@@ -66,6 +68,9 @@ int kicker_init(struct kicker *k, uint64_t start_ns, uint64_t period_ns, int pri
  * tick on) or cannot be (this tick's stop is then asked for without a
  * hold). */
 bool kicker_want(struct kicker *k, int cpu);
+
+/* The se.exec_start of CPU's helper (its /proc sched file), in ns. */
+int kicker_exec_start(struct kicker *k, int cpu, uint64_t *ns);
 
 /* Nothing on CPU needs holding at tick N: its helper, if any, goes back to
  * sleep as soon as it wakes (or parks, if this goes on). */

@@ -221,7 +221,7 @@ int proc_open_task_schedstat(pid_t pid, pid_t tid)
 	return open(path, O_RDONLY | O_CLOEXEC);
 }
 
-int proc_schedstat(int fd, uint64_t *run_ns, uint64_t *slices)
+int proc_schedstat(int fd, uint64_t *run_ns, uint64_t *wait_ns, uint64_t *slices)
 {
 	char buf[128], *p, *end;
 	ssize_t n;
@@ -236,9 +236,44 @@ int proc_schedstat(int fd, uint64_t *run_ns, uint64_t *slices)
 	*run_ns = strtoull(buf, &end, 10);
 	if (end == buf)
 		return -1;
-	strtoull(end, &p, 10);
+	*wait_ns = strtoull(end, &p, 10);
 	*slices = strtoull(p, &end, 10);
 	return end == p ? -1 : 0;
+}
+
+int proc_open_task_sched(pid_t pid, pid_t tid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/sched", pid, tid);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+int proc_exec_start(int fd, uint64_t *ns)
+{
+	char buf[512], *p, *end;      /* the field is on the third line */
+	uint64_t ms, frac = 0;
+	ssize_t n;
+	int digits = 0;
+
+	if (fd < 0)
+		return -1;
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	p = strstr(buf, "se.exec_start");
+	if (!p || !(p = strchr(p, ':')))
+		return -1;
+	ms = strtoull(p + 1, &end, 10);
+	if (end == p + 1 || *end != '.')
+		return -1;
+	for (p = end + 1; *p >= '0' && *p <= '9' && digits < 6; p++, digits++)
+		frac = frac * 10 + (uint64_t)(*p - '0');
+	for (; digits < 6; digits++)
+		frac *= 10;
+	*ns = ms * 1000000ULL + frac;
+	return 0;
 }
 
 int proc_wait_site(pid_t pid, pid_t tid, long *nr, uint64_t *sp, uint64_t *pc)

@@ -37,9 +37,16 @@ char proc_state_parse(const char *buf, int *cpu);
 int proc_open_task_schedstat(pid_t pid, pid_t tid);
 /* From a thread's kept-open schedstat fd: its CPU time in nanoseconds
  * (user and system, as the scheduler accounts it; for a thread on a CPU
- * now, only up to the scheduler's last update), and how many times it has
+ * now, only up to the scheduler's last update), the time it waited
+ * runnable for a CPU (counted as it gets one), and how many times it has
  * been given a CPU (counted as it gets one).  0, or -1 if unreadable. */
-int proc_schedstat(int schedstat_fd, uint64_t *run_ns, uint64_t *slices);
+int proc_schedstat(int schedstat_fd, uint64_t *run_ns, uint64_t *wait_ns, uint64_t *slices);
+/* Open /proc/PID/task/TID/sched for repeated proc_exec_start() calls. */
+int proc_open_task_sched(pid_t pid, pid_t tid);
+/* From a thread's kept-open sched fd: its se.exec_start, in nanoseconds
+ * of its CPU's run queue clock (not CLOCK_MONOTONIC): for a thread off
+ * its CPU, when it last left one.  0, or -1 if unreadable. */
+int proc_exec_start(int sched_fd, uint64_t *ns);
 
 /* Where a blocked thread waits, from /proc/PID/task/TID/syscall: the
  * system call number (-1: blocked, but not in a system call), its stack

@@ -122,6 +122,17 @@ struct sampler {
 	unsigned char *want;            /* [cpu]: picks there, and its helper
 	                                 * is ready to hold it, or holds it */
 	uint64_t *since;                /* [cpu]: when its helper took it */
+	bool at_tick;                   /* threads are read once their CPUs
+	                                 * are taken (see tick()) */
+	int self_sched_fd;              /* the sampler's /proc sched file */
+	uint64_t self_es;               /* ... its se.exec_start at this tick */
+	bool self_es_ok;
+	int here;                       /* this tick: the sampler's CPU */
+	uint64_t woke_ns;               /* ... and when it woke there */
+	uint64_t *take_es;              /* [cpu]: when it was taken at this
+	                                 * tick, in its run queue's clock */
+	unsigned char *take_known;      /* [cpu]: 0 not yet read, 1 known,
+	                                 * 2 not known */
 	uint64_t tick_n;                /* the tick being served */
 	struct pick *late;              /* threads read again at the tick */
 	size_t nlate;

@@ -95,6 +95,7 @@ static struct thread *thread_add(struct session *s, struct process *p, pid_t tid
 	t->proc = p;
 	t->stat_fd = proc_open_task_stat(p->pid, tid);
 	t->schedstat_fd = -1;
+	t->sched_fd = -1;
 	t->last_cpu = -1;
 	p->nthreads++;
 	s->threads_seen++;
@@ -112,6 +113,8 @@ static void thread_remove(struct session *s, struct thread *t)
 		close(t->stat_fd);
 	if (t->schedstat_fd >= 0)
 		close(t->schedstat_fd);
+	if (t->sched_fd >= 0)
+		close(t->sched_fd);
 	free(t->last_frames);
 	t->proc->nthreads--;
 	*t = s->threads[--s->nthreads];
@@ -217,8 +220,13 @@ static void resume_sampled(struct session *s, struct thread *t, int sig, const s
 	uint64_t t0 = c ? now_ns() : 0;
 
 	resume(s, t, sig);
-	if (c)
-		s->resume_ns += now_ns() - t0;
+	if (c) {
+		uint64_t t1 = now_ns();
+
+		if (t->resumed_ns)      /* its CPU time was read as it stopped */
+			t->resumed_ns = t1;
+		s->resume_ns += t1 - t0;
+	}
 }
 
 static void drop_sample(struct session *s, struct thread *t)
@@ -277,6 +285,10 @@ static void handle_exec(struct session *s, struct thread *t)
 		t->stat_fd = proc_open_task_stat(p->pid, p->pid);
 	}
 	/* Its files named the old leader, whose run time it does not have. */
+	if (t && t->sched_fd >= 0) {
+		close(t->sched_fd);
+		t->sched_fd = -1;
+	}
 	if (t && t->schedstat_fd >= 0) {
 		close(t->schedstat_fd);
 		t->schedstat_fd = -1;

@@ -41,6 +41,7 @@ struct thread {
 
 	/* The sampler's, for wall-clock mode and CPU-time weighting. */
 	int schedstat_fd;       /* /proc/PID/task/TID/schedstat, -1 until needed */
+	int sched_fd;           /* /proc/PID/task/TID/sched, -1 until needed */
 	bool blocked_sample;    /* the sample asked for is of a blocked thread */
 	uint64_t unsettled;     /* samples taken since it was last settled */
 	uint64_t run_mark;      /* its CPU time (schedstat) read for this sample */
@@ -51,6 +52,10 @@ struct thread {
 	uint64_t *last_frames;  /* blocked: the stack it waits with */
 	unsigned last_n;
 	uint64_t slices_mark;   /* times it got a CPU, read with run_mark */
+	uint64_t wait_mark;     /* time it waited for a CPU, read with run_mark */
+	uint64_t stop_run;      /* run_mark and wait_mark at its last sample's */
+	uint64_t stop_wait;     /* ... stop, and when it was resumed from it: */
+	uint64_t resumed_ns;    /* all three 0 if not read */
 	uint64_t last_slices;   /* ... unchanged while it waits */
 	bool idle_known;        /* on-CPU: seen blocked, with idle_slices */
 	uint64_t idle_slices;   /* ... it has not run while these stay */

@@ -6,6 +6,11 @@
 # request may fail; then the same in wall-clock mode (--wall), which
 # stops redis's blocked threads too.  (A syscall tracer would count the EINTRs that ctprof
 # hands back to the kernel to restart, which redis never sees.)
+# And redis is sampled as often as it runs: its samples at 999 Hz stand
+# for about the CPU time the kernel gave it.  When ctprof read the
+# threads' states a little before each tick, it took a CPU from the
+# benchmark then, and redis, out of requests, was asleep by the tick: a
+# third to a half of its CPU time was in samples.
 . "$(dirname "$0")/lib.sh"
 skip_unless_ptrace attach
 for c in redis-server redis-benchmark redis-cli; do
@@ -14,7 +19,7 @@ done
 # Debian's redis-server is a link to redis-check-rdb: the module's name.
 module=$(basename "$(readlink -f "$(command -v redis-server)")")
 
-plan 11
+plan 12
 port=$((20000 + RANDOM % 20000))
 LD_PRELOAD=$TARGETS/libeintrcount.so EINTR_COUNT_FILE=$TMP/eintr \
 	redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no \
@@ -52,6 +57,16 @@ check "redis-benchmark completed (exit 0)" test "$brc" = 0
 check "SET and GET both ran" test "$(grep -c 'requests per second' "$TMP/bench.txt")" = 2
 check "ctprof exits 0 with a report" eval '[ "$crc" = 0 ] && has_report "$OUT"'
 check "redis's own code is in the profile ([$module])" grep -q "\\[$module\\]" "$OUT"
+# "A s in samples, B s by 999 Hz sampling, C s accounted by the kernel"
+ratio=$(awk '/^on-CPU profile over/ {
+	for (i = 1; i <= NF; i++) {
+		if ($i == "by" && $(i + 2) == "Hz") b = $(i - 2)
+		if ($i == "accounted") c = $(i - 2)
+	}
+	if (c > 0) printf "%.2f", b / c }' "$OUT")
+diag "redis's samples / 999 Hz over its CPU time: ${ratio:-none}"
+check "redis is sampled as often as it runs (samples / 999 Hz within 0.75-1.3 of its CPU time)" \
+	awk -v r="${ratio:-0}" 'BEGIN { exit !(r >= 0.75 && r <= 1.3) }'
 check "redis's epoll_wait returned no EINTR" test "$(cat "$TMP/eintr")" = 0
 check "redis is left untraced and answering" \
 	eval 'untraced "$rpid" && redis-cli -p "$port" ping | grep -q PONG'
