@@ -68,9 +68,10 @@
 #     count at the user instruction that entered the kernel); the total
 #     variation distance, and the top functions side by side.  Workloads:
 #     redis-server on a loopback port (no persistence, in the temporary
-#     directory) driven by redis-benchmark, ctprof and perf attached with
-#     -p for the benchmark's duration (and a run with neither; in all
-#     three, redis's voluntary context switches, CPU time and commands
+#     directory) driven by redis-benchmark, ctprof attached with -p and
+#     perf recording the whole system (-a; its samples of redis kept: -p
+#     changes redis's event loop) for the benchmark's duration (and a run
+#     with neither; in all three, redis's voluntary context switches, CPU time and commands
 #     served are read before and after); Debian's /usr/bin/python3 on
 #     bench/pywork.py (dicts, strings, sorting, 30 rounds, ~9 s); sqlite3 on
 #     bench/sqlwork.sql three times (in memory: inserts, indexes, joins, GROUP BY,
@@ -435,7 +436,7 @@ real_setup() {
 	if command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null &&
 	   command -v redis-cli >/dev/null; then
 		real_names+=(redis)
-		real_title[redis]="redis-server $(redis-server --version | sed -n 's/.*v=\([^ ]*\).*/\1/p') attached (-p), \`redis-benchmark ${redis_args[*]}\`"
+		real_title[redis]="redis-server $(redis-server --version | sed -n 's/.*v=\([^ ]*\).*/\1/p') (ctprof -p, perf -a), \`redis-benchmark ${redis_args[*]}\`"
 	else
 		real_skip[redis]="redis-server, redis-benchmark or redis-cli is missing (apt-get install redis-server redis-tools)"
 	fi
@@ -475,8 +476,11 @@ real_setup() {
 flat() {
 	local name=$1 f=$res/$1.tsv.$r c p
 	shift
-	"${flatcmp[@]}" --tsv "$@" "$tmp/$name.pb.gz" "$tmp/$name.data" >"$f" 2>"$tmp/flat.err" ||
-		{ cat "$tmp/flat.err" >&2; die "scripts/flatcmp.py failed on $name"; }
+	if [ -f "$tmp/$name.script" ]; then
+		"${flatcmp[@]}" --tsv "$@" "$tmp/$name.pb.gz" --perf-script "$tmp/$name.script"
+	else
+		"${flatcmp[@]}" --tsv "$@" "$tmp/$name.pb.gz" "$tmp/$name.data"
+	fi >"$f" 2>"$tmp/flat.err" || { cat "$tmp/flat.err" >&2; die "scripts/flatcmp.py failed on $name"; }
 	if [ -s "$tmp/flat.err" ]; then say "$name: $(cat "$tmp/flat.err")"; fi
 	put "$name.tvd" "$(awk -F'\t' '$1 == "#distance" { print $2 }' "$f")"
 	put "$name.noise" "$(awk -F'\t' '$1 == "#noise" { print $2 }' "$f")"
@@ -485,7 +489,11 @@ flat() {
 	put "$name.perf_n" "$p"
 	# Kept for the comparison of all repetitions pooled (pooled_flat).
 	cp "$tmp/$name.pb.gz" "$tmp/$name.$r.pb.gz"
-	cp "$tmp/$name.data" "$tmp/$name.$r.data"
+	if [ -f "$tmp/$name.script" ]; then
+		cp "$tmp/$name.script" "$tmp/$name.$r.script"
+	else
+		cp "$tmp/$name.data" "$tmp/$name.$r.data"
+	fi
 }
 
 # pooled_flat NAME: compare the profiles of every repetition added up,
@@ -493,13 +501,22 @@ flat() {
 # sampling alone gives is sqrt(N) times smaller, and what remains shows.
 pooled_flat() {
 	local name=$1 ct="" pf="" i f=$res/$1.tsv.pooled
+	rm -f "$tmp/$name.pooled.script"
 	for ((i = 0; i < reps; i++)); do
 		[ -f "$tmp/$name.$i.pb.gz" ] || continue
 		ct=$ct${ct:+,}$tmp/$name.$i.pb.gz
-		pf=$pf${pf:+,}$tmp/$name.$i.data
+		if [ -f "$tmp/$name.$i.script" ]; then
+			cat "$tmp/$name.$i.script" >>"$tmp/$name.pooled.script"
+		else
+			pf=$pf${pf:+,}$tmp/$name.$i.data
+		fi
 	done
 	[ -n "$ct" ] || return 0
-	"${flatcmp[@]}" --tsv "$ct" "$pf" >"$f" 2>/dev/null || return 0
+	if [ -f "$tmp/$name.pooled.script" ]; then
+		"${flatcmp[@]}" --tsv "$ct" --perf-script "$tmp/$name.pooled.script"
+	else
+		"${flatcmp[@]}" --tsv "$ct" "$pf"
+	fi >"$f" 2>/dev/null || return 0
 	put "$name.ptvd" "$(awk -F'\t' '$1 == "#distance" { print $2 }' "$f")"
 	put "$name.pnoise" "$(awk -F'\t' '$1 == "#noise" { print $2 }' "$f")"
 }
@@ -573,8 +590,14 @@ redis_profiled() {
 		"$ctprof" ${unwopt[libunwind]} -F "$real_hz" -p "$redis_pid" -v -o "$tmp/redis.pb.gz" \
 			-o "$tmp/redis.txt" >"$tmp/prof.out" 2>"$tmp/prof.err" &
 	else
-		rm -f "$tmp/redis.data"
-		perf record -q -e cpu-clock -F "$real_hz" -g -p "$redis_pid" -o "$tmp/redis.data" \
+		# System-wide, its samples of redis's threads kept: attached
+		# to redis's threads (-p), perf made redis wait in epoll_wait
+		# a third less often per command (0.11 at 999 Hz, 0.13 at 99
+		# Hz, against 0.16-0.165 with nothing attached and 0.165-0.17
+		# under perf -a), and its profile was 0.075-0.10 from perf's
+		# system-wide one.
+		rm -f "$tmp/redis.data" "$tmp/redis.script"
+		perf record -q -a -e cpu-clock -F "$real_hz" -g -o "$tmp/redis.data" \
 			>"$tmp/prof.out" 2>"$tmp/prof.err" &
 	fi
 	if [ "$tool" != bare ]; then
@@ -592,6 +615,11 @@ redis_profiled() {
 		wait "$pid" || prc=$?
 	fi
 	[ "$rc" -eq 0 ] || { tail -5 "$tmp/err" >&2; die "redis-benchmark failed with status $rc"; }
+	if [ "$tool" = perf ] && [ "$prc" -eq 0 -o "$prc" -eq 130 ]; then
+		perf script -i "$tmp/redis.data" --pid "$redis_pid" -F tid,period,ip,sym,symoff,dso \
+			--no-inline --no-demangle >"$tmp/redis.script" 2>/dev/null ||
+			die "perf script failed on the system-wide profile of redis-server"
+	fi
 	# ctprof's stops are voluntary switches too: its -v lines count them.
 	if [ "$tool" = ct ] && [ -s "$tmp/redis.txt" ]; then
 		stops=$(awk '/^profiler: .* samples asked for with the thread off its CPU/ {
@@ -724,6 +752,10 @@ function counts as that function, aliases such as malloc and __libc_malloc
 are one, code of a stripped binary outside every symbol is keyed by its
 unwind entry, shown as module+0xADDR, and perf's samples in the kernel
 count at the user instruction that entered it, as ctprof counts them).
+For redis-server, perf records the whole system (\`perf record -a\`, its
+samples of redis-server's threads kept): attached to redis's threads
+(\`-p\`), perf changes how often redis waits for requests (see the
+table of its event loop below) and so the profile it takes.
 Distance: total variation distance between the two flat profiles (0 the
 same, 1 nothing in common).  From sampling alone: the distance two
 profilers that both sample without bias would still have, with these
@@ -752,7 +784,7 @@ EOF
 	done
 	if [ -n "${real_title[redis]:-}" ]; then
 		printf "redis's own event loop in the same runs, and in a run with no profiler attached: how often it waited in epoll_wait per command served (its voluntary context switches, less ctprof's stops), and its CPU time per command. A profiler that changes how many requests one epoll_wait returns changes the profile it takes.\n\n"
-		printf '| | no profiler | ctprof | perf record |\n| --- | --- | --- | --- |\n'
+		printf '| | no profiler | ctprof | perf record -a |\n| --- | --- | --- | --- |\n'
 		printf '| waits in epoll_wait per command | %s | %s | %s |\n' "$(med redis.bare.waits %.3f)" \
 			"$(med redis.ct.waits %.3f)" "$(med redis.perf.waits %.3f)"
 		printf '| CPU time per command | %s | %s | %s |\n\n' "$(us redis.bare.cpu_req)" \
