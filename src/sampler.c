@@ -805,6 +805,40 @@ static void late_picks(struct sampler *sp, int here, bool slept)
 	}
 }
 
+/* Ask the picked threads to stop, timed from when their CPUs were taken
+ * (ctprof's own CPU, HERE: at HERE_SINCE), and let the held CPUs go. */
+static void ask_stops(struct sampler *sp, uint64_t n, int here, uint64_t here_since)
+{
+	struct kicker *k = &sp->kick;
+	uint64_t t0 = now_ns(), t1;
+	size_t i;
+	int c;
+
+	for (i = 0; i < sp->npicks; i++) {
+		struct pick *pk = &sp->picks[i];
+
+		if (pk->cpu == here)
+			interrupt_one(sp, pk->t, here_since, true);
+		else if (pk->cpu >= 0 && pk->cpu < k->ncpus && sp->want[pk->cpu] == WANT_HELD)
+			interrupt_one(sp, pk->t, sp->since[pk->cpu], true);
+		else
+			interrupt_one(sp, pk->t, 0, false);
+	}
+	t1 = now_ns();
+	sp->stats.part_ns.interrupt += t1 - t0;
+	for (c = 0; c < k->ncpus; c++) {
+		if (sp->want[c] != WANT_HELD || kicker_let_go(k, c, n))
+			continue;
+		/* It left before the stops were asked for. */
+		for (i = 0; i < sp->npicks; i++)
+			if (sp->picks[i].cpu == c && sp->picks[i].t->sample_wanted) {
+				sp->stats.preempted--;
+				sp->stats.unheld++;
+			}
+	}
+	sp->stats.part_ns.letgo += now_ns() - t1;
+}
+
 /* Stop the picked threads where they were at tick N (at T_NS), not where
  * they next leave the kernel: those on ctprof's own CPU (HERE) are off it
  * already, since ctprof woke at WOKE_NS; every other CPU that runs one,
@@ -882,29 +916,7 @@ static void interrupt_picks(struct sampler *sp, uint64_t n, uint64_t t_ns, int h
 	late_picks(sp, here, slept);
 	t0 = now_ns();
 	sp->stats.part_ns.late += t0 - t1;
-	for (i = 0; i < sp->npicks; i++) {
-		struct pick *pk = &sp->picks[i];
-
-		if (pk->cpu == here)
-			interrupt_one(sp, pk->t, woke_ns, true);
-		else if (pk->cpu >= 0 && pk->cpu < k->ncpus && sp->want[pk->cpu] == WANT_HELD)
-			interrupt_one(sp, pk->t, sp->since[pk->cpu], true);
-		else
-			interrupt_one(sp, pk->t, 0, false);
-	}
-	t1 = now_ns();
-	sp->stats.part_ns.interrupt += t1 - t0;
-	for (c = 0; c < k->ncpus; c++) {
-		if (sp->want[c] != WANT_HELD || kicker_let_go(k, c, n))
-			continue;
-		/* It left before the stops were asked for. */
-		for (i = 0; i < sp->npicks; i++)
-			if (sp->picks[i].cpu == c && sp->picks[i].t->sample_wanted) {
-				sp->stats.preempted--;
-				sp->stats.unheld++;
-			}
-	}
-	sp->stats.part_ns.letgo += now_ns() - t1;
+	ask_stops(sp, n, here, woke_ns);
 	/* Helpers cannot run here (no real-time priority for them after
 	 * all): no lead, no holds from now on. */
 	if (k->disabled)
@@ -1002,33 +1014,7 @@ static void ready_at_tick(struct sampler *sp, uint64_t n, uint64_t t_ns)
  * CPUs go. */
 static void interrupt_at_tick(struct sampler *sp, uint64_t n)
 {
-	struct kicker *k = &sp->kick;
-	uint64_t t0 = now_ns(), t1;
-	size_t i;
-	int c;
-
-	for (i = 0; i < sp->npicks; i++) {
-		struct pick *pk = &sp->picks[i];
-
-		if (pk->cpu == sp->here)
-			interrupt_one(sp, pk->t, sp->since[pk->cpu] ? sp->since[pk->cpu] : sp->woke_ns, true);
-		else if (pk->cpu >= 0 && pk->cpu < k->ncpus && sp->want[pk->cpu] == WANT_HELD)
-			interrupt_one(sp, pk->t, sp->since[pk->cpu], true);
-		else
-			interrupt_one(sp, pk->t, 0, false);
-	}
-	t1 = now_ns();
-	sp->stats.part_ns.interrupt += t1 - t0;
-	for (c = 0; c < k->ncpus; c++) {
-		if (sp->want[c] != WANT_HELD || kicker_let_go(k, c, n))
-			continue;
-		for (i = 0; i < sp->npicks; i++)
-			if (sp->picks[i].cpu == c && sp->picks[i].t->sample_wanted) {
-				sp->stats.preempted--;
-				sp->stats.unheld++;
-			}
-	}
-	sp->stats.part_ns.letgo += now_ns() - t1;
+	ask_stops(sp, n, sp->here, sp->here >= 0 && sp->since[sp->here] ? sp->since[sp->here] : sp->woke_ns);
 }
 
 /* Reading after the tick: the CPUs the helpers take at tick N, which
