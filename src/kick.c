@@ -25,13 +25,11 @@
 #include "util.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -273,15 +271,13 @@ bool kicker_let_go(struct kicker *k, int cpu, uint64_t n)
 int kicker_exec_start(struct kicker *k, int cpu, uint64_t *ns)
 {
 	struct kick_slot *s = &k->slots[cpu];
-	char path[64];
 
 	if (s->sched_fd < 0) {
 		int tid = atomic_load(&s->tid);
 
 		if (!tid)
 			return -1;
-		snprintf(path, sizeof(path), "/proc/self/task/%d/sched", tid);
-		s->sched_fd = open(path, O_RDONLY | O_CLOEXEC);
+		s->sched_fd = proc_open_task_sched(getpid(), tid);
 	}
 	return proc_exec_start(s->sched_fd, ns);
 }

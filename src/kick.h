@@ -69,7 +69,8 @@ int kicker_init(struct kicker *k, uint64_t start_ns, uint64_t period_ns, int pri
  * hold). */
 bool kicker_want(struct kicker *k, int cpu);
 
-/* The se.exec_start of CPU's helper (its /proc sched file), in ns. */
+/* The se.exec_start of CPU's helper (proc_exec_start()), into *NS: 0, or
+ * -1 if not known (the helper has not started yet). */
 int kicker_exec_start(struct kicker *k, int cpu, uint64_t *ns);
 
 /* Nothing on CPU needs holding at tick N: its helper, if any, goes back to

@@ -65,12 +65,18 @@ int proc_read_stat(pid_t pid, pid_t tid, struct proc_stat *st)
 	return ret;
 }
 
-int proc_open_task_stat(pid_t pid, pid_t tid)
+/* Open /proc/PID/task/TID/NAME, read-only; -1 on error. */
+static int open_task_file(pid_t pid, pid_t tid, const char *name)
 {
 	char path[64];
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", pid, tid, name);
 	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+int proc_open_task_stat(pid_t pid, pid_t tid)
+{
+	return open_task_file(pid, tid, "stat");
 }
 
 char proc_state(int fd, int *cpu)
@@ -215,10 +221,7 @@ bool proc_self_has_cap(int cap)
 
 int proc_open_task_schedstat(pid_t pid, pid_t tid)
 {
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, tid);
-	return open(path, O_RDONLY | O_CLOEXEC);
+	return open_task_file(pid, tid, "schedstat");
 }
 
 int proc_schedstat(int fd, uint64_t *run_ns, uint64_t *wait_ns, uint64_t *slices)
@@ -243,10 +246,7 @@ int proc_schedstat(int fd, uint64_t *run_ns, uint64_t *wait_ns, uint64_t *slices
 
 int proc_open_task_sched(pid_t pid, pid_t tid)
 {
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/sched", pid, tid);
-	return open(path, O_RDONLY | O_CLOEXEC);
+	return open_task_file(pid, tid, "sched");
 }
 
 int proc_exec_start(int fd, uint64_t *ns)

@@ -15,7 +15,6 @@
 
 #include <asm/unistd.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <sched.h>
@@ -215,14 +214,10 @@ static struct capture *capture_thread(void *arg, struct thread *t)
 	}
 	c->blocked = t->blocked_sample;
 	c->slices = t->slices_mark;
-	/* Its CPU time and time waiting for one as it stops, for the next
-	 * tick to tell whether it slept meanwhile (ran_at_tick). */
-	t->resumed_ns = 0;
-	if (sp->at_tick && thread_sched(t) == 0) {
-		t->stop_run = t->run_mark;
-		t->stop_wait = t->wait_mark;
-		t->resumed_ns = 1;      /* set as it is resumed */
-	}
+	/* Its CPU time and time waiting for one are read as it is resumed
+	 * (resume_sampled), for the next tick to tell whether it slept
+	 * meanwhile (ran_at_tick). */
+	t->resumed_ns = sp->at_tick;
 	/* CPU-time weights are given when the thread is settled. */
 	c->ns = sp->cputime ? 0 : sp->period_ns;
 	c->pending = sp->cputime;
@@ -977,10 +972,9 @@ static void interrupt_in_batches(struct sampler *sp)
  * tick only to be there at it (a wake-up is that late here), spinning
  * or sleeping again until the tick, cut redis's samples to a quarter of
  * what it got waking at the tick.  So the helpers take the CPUs at the
- * tick, ctprof comes when it
- * wakes, notes its own exec_start (before anything reads its CPU time,
- * which moves it) and waits until the helpers hold the CPUs planned for
- * this tick (plan_holds). */
+ * tick, ctprof comes when it wakes, notes its own exec_start (before
+ * anything reads its CPU time, which moves it) and waits until the
+ * helpers hold the CPUs planned for this tick (plan_holds). */
 static void ready_at_tick(struct sampler *sp, uint64_t n, uint64_t t_ns)
 {
 	struct kicker *k = &sp->kick;
@@ -1049,12 +1043,10 @@ static void tick(struct sampler *sp, uint64_t n, uint64_t t_ns, uint64_t woke_ns
 	bool spin;
 	size_t i;
 
-	if (sp->at_tick && !sp->once) {
+	if (sp->at_tick) {
 		sp->here = here;
 		sp->woke_ns = woke_ns;
 		ready_at_tick(sp, n, t_ns);
-		here = sp->here;
-		woke_ns = sp->woke_ns;
 	}
 
 	drop_old_image(sp);
@@ -1201,10 +1193,7 @@ static void start_kicking(struct sampler *sp, uint64_t t0)
 	 * there since Linux 6.15; before, with CONFIG_SCHED_DEBUG).
 	 * Otherwise they are read before the tick. */
 	if (!sp->once) {
-		char path[64];
-
-		snprintf(path, sizeof(path), "/proc/self/task/%d/sched", (int)syscall(SYS_gettid));
-		sp->self_sched_fd = open(path, O_RDONLY | O_CLOEXEC);
+		sp->self_sched_fd = proc_open_task_sched(getpid(), (pid_t)syscall(SYS_gettid));
 		if (proc_exec_start(sp->self_sched_fd, &sp->self_es) == 0) {
 			sp->take_es = xcalloc((size_t)sp->kick.ncpus, sizeof(*sp->take_es));
 			sp->take_known = xcalloc((size_t)sp->kick.ncpus, 1);

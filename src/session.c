@@ -221,11 +221,17 @@ static void resume_sampled(struct session *s, struct thread *t, int sig, const s
 
 	resume(s, t, sig);
 	if (c) {
-		uint64_t t1 = now_ns();
+		uint64_t t1 = now_ns(), slices;
 
-		if (t->resumed_ns)      /* its CPU time was read as it stopped */
-			t->resumed_ns = t1;
 		s->resume_ns += t1 - t0;
+		/* Asked for by the capture: its CPU time and time waiting for
+		 * a CPU, read after the resume rather than in the stop.  The
+		 * thread gets a CPU only after a wake-up, so they are still
+		 * those of the stop; if it got one first, its wait since
+		 * the resume is left out, and the sampler's next check of it
+		 * is only stricter. */
+		if (t->resumed_ns)
+			t->resumed_ns = proc_schedstat(t->schedstat_fd, &t->stop_run, &t->stop_wait, &slices) == 0 ? t1 : 0;
 	}
 }
 

@@ -53,9 +53,9 @@ struct thread {
 	unsigned last_n;
 	uint64_t slices_mark;   /* times it got a CPU, read with run_mark */
 	uint64_t wait_mark;     /* time it waited for a CPU, read with run_mark */
-	uint64_t stop_run;      /* run_mark and wait_mark at its last sample's */
-	uint64_t stop_wait;     /* ... stop, and when it was resumed from it: */
-	uint64_t resumed_ns;    /* all three 0 if not read */
+	uint64_t stop_run;      /* its CPU time and time waiting for a CPU */
+	uint64_t stop_wait;     /* ... as its last sample's stop ended, and */
+	uint64_t resumed_ns;    /* ... when: all three 0 if not read */
 	uint64_t last_slices;   /* ... unchanged while it waits */
 	bool idle_known;        /* on-CPU: seen blocked, with idle_slices */
 	uint64_t idle_slices;   /* ... it has not run while these stay */
