@@ -591,8 +591,8 @@ static bool take_time(struct sampler *sp, int c, uint64_t *es)
  * waited in.  1 running, 0 not, -1 not known (its CPU was not taken).
  *
  * A thread that has not slept since its last sample (its CPU time and
- * its time waiting for a CPU since then, read from schedstat as it
- * stopped and now, fill the time) ran up to the moment its CPU was
+ * its time waiting for a CPU since then, read from schedstat as it was
+ * resumed and now, fill the time) ran up to the moment its CPU was
  * taken: that costs no more reading.  Otherwise its se.exec_start, the
  * moment it last left a CPU, says whether that was when its CPU was
  * taken. */
