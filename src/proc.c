@@ -79,17 +79,27 @@ int proc_open_task_stat(pid_t pid, pid_t tid)
 	return open_task_file(pid, tid, "stat");
 }
 
-char proc_state(int fd, int *cpu)
+/* Read a kept-open /proc file from its start into BUF (SIZE bytes), as a
+ * NUL-terminated text.  False if nothing could be read. */
+static bool pread_text(int fd, char *buf, size_t size)
 {
-	char buf[512];
 	ssize_t n;
 
 	if (fd < 0)
-		return 0;
-	n = pread(fd, buf, sizeof(buf) - 1, 0);
+		return false;
+	n = pread(fd, buf, size - 1, 0);
 	if (n <= 0)
-		return 0;
+		return false;
 	buf[n] = '\0';
+	return true;
+}
+
+char proc_state(int fd, int *cpu)
+{
+	char buf[512];
+
+	if (!pread_text(fd, buf, sizeof(buf)))
+		return 0;
 	/* The comm is at most 16 bytes, so the last ')' is in the first 512. */
 	return proc_state_parse(buf, cpu);
 }
@@ -227,14 +237,9 @@ int proc_open_task_schedstat(pid_t pid, pid_t tid)
 int proc_schedstat(int fd, uint64_t *run_ns, uint64_t *wait_ns, uint64_t *slices)
 {
 	char buf[128], *p, *end;
-	ssize_t n;
 
-	if (fd < 0)
+	if (!pread_text(fd, buf, sizeof(buf)))
 		return -1;
-	n = pread(fd, buf, sizeof(buf) - 1, 0);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
 	/* "run_ns wait_ns timeslices"; read every tick for idle threads */
 	*run_ns = strtoull(buf, &end, 10);
 	if (end == buf)
@@ -253,15 +258,10 @@ int proc_exec_start(int fd, uint64_t *ns)
 {
 	char buf[512], *p, *end;      /* the field is on the third line */
 	uint64_t ms, frac = 0;
-	ssize_t n;
 	int digits = 0;
 
-	if (fd < 0)
+	if (!pread_text(fd, buf, sizeof(buf)))
 		return -1;
-	n = pread(fd, buf, sizeof(buf) - 1, 0);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
 	p = strstr(buf, "se.exec_start");
 	if (!p || !(p = strchr(p, ':')))
 		return -1;
