@@ -84,7 +84,7 @@ static uint64_t park_after(const struct kicker *k)
 	return n < 4 ? 4 : n;
 }
 
-/* Hold the CPU for tick N (woken at NOW, the tick being at T) until the
+/* Hold the CPU for tick N (woken at NOW, meant to wake at T) until the
  * sampler frees it, or for hold_max_ns at most. */
 static void hold(struct kick_slot *s, uint64_t n, uint64_t t, uint64_t now)
 {
@@ -112,6 +112,8 @@ static void *helper_main(void *arg)
 {
 	struct kick_slot *s = arg;
 	struct kicker *k = s->k;
+	uint64_t last = 0;
+	bool served = false;
 	sigset_t all;
 
 	atomic_store(&s->tid, (int)syscall(SYS_gettid));
@@ -120,7 +122,7 @@ static void *helper_main(void *arg)
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	for (;;) {
 		uint32_t w = atomic_load(&s->wake);
-		uint64_t now, n, t;
+		uint64_t now, n, t, delay;
 
 		if (atomic_load(&k->quit))
 			break;
@@ -135,8 +137,12 @@ static void *helper_main(void *arg)
 			continue;
 		}
 		now = now_ns();
-		n = now < k->start_ns ? 0 : (now - k->start_ns) / k->period_ns + 1;
-		t = k->start_ns + n * k->period_ns;
+		delay = atomic_load(&k->delay_ns);
+		n = now < k->start_ns + delay ? 0 : (now - k->start_ns - delay) / k->period_ns + 1;
+		/* A longer delay must not bring back the tick just served. */
+		if (served && n <= last)
+			n = last + 1;
+		t = k->start_ns + n * k->period_ns + delay;
 		futex_wait_until(&s->wake, w, t);
 		now = now_ns();
 		if (now < t || atomic_load(&k->quit))
@@ -145,6 +151,8 @@ static void *helper_main(void *arg)
 		 * sampler has given up on this tick already. */
 		if (now - t < k->hold_max_ns)
 			hold(s, n, t, now);
+		last = n;
+		served = true;
 	}
 	return NULL;
 }
@@ -206,6 +214,11 @@ static bool start_helper(struct kicker *k, struct kick_slot *s)
 	s->started = true;
 	k->helpers++;
 	return true;
+}
+
+void kicker_set_delay(struct kicker *k, uint64_t ns)
+{
+	atomic_store(&k->delay_ns, ns);
 }
 
 bool kicker_want(struct kicker *k, int cpu)

@@ -26,9 +26,10 @@
  * stop and releases it; then it sleeps again and the threads run into
  * their stops.  The sampler wakes at the tick too and reads which threads
  * were running once the helpers hold the CPUs (see ready_at_tick() in
- * sampler.c); where the kernel cannot tell it that, it wakes a little
- * before the tick (the lead) to read them, and is ready when the helpers
- * hold their CPUs.
+ * sampler.c); it has the helpers wake a little after the tick, when it
+ * is about to come (follow_arrival() there, kicker_set_delay()).  Where
+ * the kernel cannot tell it that, it wakes a little before the tick (the
+ * lead) to read them, and is ready when the helpers hold their CPUs.
  *
  * Bounds: a helper holds its CPU at most KICK_HOLD_MAX_NS per tick (less
  * at high rates: a quarter of the period), whether or not the sampler
@@ -55,6 +56,7 @@ struct kicker {
 	struct kick_slot *slots;        /* [cpu], helpers started on demand */
 	bool disabled;                  /* a helper could not be started */
 	_Atomic bool quit;              /* helpers: end */
+	_Atomic uint64_t delay_ns;      /* helpers wake this long after the tick */
 	unsigned helpers;               /* helper threads started, for -v */
 };
 
@@ -68,6 +70,10 @@ int kicker_init(struct kicker *k, uint64_t start_ns, uint64_t period_ns, int pri
  * tick on) or cannot be (this tick's stop is then asked for without a
  * hold). */
 bool kicker_want(struct kicker *k, int cpu);
+
+/* From now on the helpers take their CPUs NS after each tick (see
+ * follow_arrival() in sampler.c). */
+void kicker_set_delay(struct kicker *k, uint64_t ns);
 
 /* The se.exec_start of CPU's helper (proc_exec_start()), into *NS: 0, or
  * -1 if not known (the helper has not started yet). */

@@ -32,6 +32,7 @@ struct sampler_stats {
 	uint64_t blocked_at_tick;       /* stops that found the thread blocked
 	                                 * in a system call: not samples */
 	uint64_t lead_ns;               /* sum over ticks of the sampler's lead */
+	uint64_t delay_ns;              /* ... and of the helpers' delay */
 	unsigned helpers;               /* preempting helpers started */
 	uint64_t blocked_stops;         /* --wall: captures of blocked threads */
 	uint64_t reused;                /* --wall: samples of blocked threads
@@ -129,6 +130,8 @@ struct sampler {
 	bool self_es_ok;
 	int here;                       /* this tick: the sampler's CPU */
 	uint64_t woke_ns;               /* ... and when it woke there */
+	uint64_t delay_ns;              /* the helpers take their CPUs this
+	                                 * long after the tick */
 	uint64_t *take_es;              /* [cpu]: when it was taken at this
 	                                 * tick, in its run queue's clock */
 	unsigned char *take_known;      /* [cpu]: 0 not yet read, 1 known,

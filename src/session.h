@@ -63,6 +63,7 @@ struct thread {
 	                         * blocked at, 0 if never */
 	uint64_t ran_n;         /* ... seen running, or to have run */
 	int last_cpu;           /* the CPU it was last seen on */
+	uint64_t cpu_read_n;    /* ... 1 + the tick it was read at, 0 if never */
 	long wait_nr;           /* ... the system call (-1: none) */
 	uint64_t wait_sp, wait_pc; /* ... and where it was made */
 };
