@@ -31,6 +31,10 @@ struct capture {
 	uint64_t stall_ns;              /* PTRACE_INTERRUPT to resume */
 	bool blocked;                   /* wall-clock mode: the thread was not
 	                                 * running; it waits in regs.orig_rax */
+	uint64_t ticks;                 /* the ticks it stands for: 1, and
+	                                 * one more for each tick that passed
+	                                 * with its stop asked for and the
+	                                 * thread running (in the kernel) */
 	uint64_t ns;                    /* the time the sample stands for... */
 	bool pending;                   /* ... unless it is given when its
 	                                 * thread is settled */

@@ -65,9 +65,9 @@ static void verbose_lines(FILE *f, const struct run_info *ri)
 		st->ticks ? (double)st->lead_ns / 1e3 / (double)st->ticks : 0.0,
 		st->ticks ? (double)st->delay_ns / 1e3 / (double)st->ticks : 0.0, st->not_run,
 		st->blocked_at_tick, st->late);
-	fprintf(f, "profiler: target stopped per sample: median %.1f us, mean %.1f us, p99 %.1f us\n",
+	fprintf(f, "profiler: target stopped per sample: median %.1f us, mean %.1f us, p99 %.1f us; %" PRIu64 " ticks run through by a thread whose stop was late (counted in its sample)\n",
 		sampler_stall_percentile(st, 50), (double)st->stall_ns / 1e3 / (double)ns,
-		sampler_stall_percentile(st, 99));
+		sampler_stall_percentile(st, 99), st->late_ticks);
 	fprintf(f, "profiler: own CPU time: %.1f ms, %.1f us per sample\n",
 		(double)st->cpu_ns / 1e6, (double)st->cpu_ns / 1e3 / (double)ns);
 	{

@@ -29,6 +29,8 @@ struct sampler_stats {
 	                                 * had not run since their last sample */
 	uint64_t late;                  /* samples of threads seen blocked
 	                                 * before the tick, running at it */
+	uint64_t late_ticks;            /* ticks counted in a sample whose stop
+	                                 * was asked for at an earlier one */
 	uint64_t blocked_at_tick;       /* stops that found the thread blocked
 	                                 * in a system call: not samples */
 	uint64_t lead_ns;               /* sum over ticks of the sampler's lead */

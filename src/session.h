@@ -62,6 +62,11 @@ struct thread {
 	uint64_t blocked_n;     /* on-CPU: 1 + the last tick it was seen
 	                         * blocked at, 0 if never */
 	uint64_t ran_n;         /* ... seen running, or to have run */
+	uint64_t ask_run;       /* on-CPU: its CPU time (run_mark) when its
+	                         * stop was asked for */
+	uint64_t late_passed;   /* ... ticks passed since, the stop not taken */
+	uint64_t late_ticks;    /* ... of which it ran through (see
+	                         * late_tick() in sampler.c) */
 	int last_cpu;           /* the CPU it was last seen on */
 	uint64_t cpu_read_n;    /* ... 1 + the tick it was read at, 0 if never */
 	long wait_nr;           /* ... the system call (-1: none) */

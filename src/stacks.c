@@ -87,9 +87,10 @@ void stacks_add(struct stacks *st, pid_t pid, pid_t tid, const uint64_t *frames,
 	add(st, pid, tid, frames, n, count, ns);
 }
 
-void stacks_add_pending(struct stacks *st, pid_t pid, pid_t tid, const uint64_t *frames, unsigned n)
+void stacks_add_pending(struct stacks *st, pid_t pid, pid_t tid, const uint64_t *frames, unsigned n,
+			uint64_t count)
 {
-	add(st, pid, tid, frames, n, 1, 0)->pending++;
+	add(st, pid, tid, frames, n, count, 0)->pending += count;
 }
 
 uint64_t stacks_pending(const struct stacks *st, pid_t pid, pid_t tid)

@@ -36,8 +36,9 @@ void stacks_release(struct stacks *st);
  * standing for NS nanoseconds (of CPU or of wall-clock time). */
 void stacks_add(struct stacks *st, pid_t pid, pid_t tid, const uint64_t *frames, unsigned n,
 		uint64_t count, uint64_t ns);
-/* The same for one sample whose time is given later, by stacks_settle. */
-void stacks_add_pending(struct stacks *st, pid_t pid, pid_t tid, const uint64_t *frames, unsigned n);
+/* The same for COUNT samples whose time is given later, by stacks_settle. */
+void stacks_add_pending(struct stacks *st, pid_t pid, pid_t tid, const uint64_t *frames, unsigned n,
+			uint64_t count);
 /* The number of pending samples of thread TID of process PID. */
 uint64_t stacks_pending(const struct stacks *st, pid_t pid, pid_t tid);
 /* Give the pending samples of thread TID of process PID the NS
