@@ -521,6 +521,24 @@ pooled_flat() {
 	put "$name.pnoise" "$(awk -F'\t' '$1 == "#noise" { print $2 }' "$f")"
 }
 
+# perf_pairs NAME: perf's profile of each repetition against that of every
+# later one: how far apart two runs of the workload are, sampling and all
+# (CPython seeds its string hashes anew in each run, for one), which a
+# profiler's distance to perf cannot go below.
+perf_pairs() {
+	local name=$1 i j a d
+	local -a b
+	for ((i = 0; i < reps; i++)); do
+		for ((j = i + 1; j < reps; j++)); do
+			a=$tmp/$name.$i.script b=(--perf-script "$tmp/$name.$j.script")
+			[ -f "$a" ] || a=$tmp/$name.$i.data b=("$tmp/$name.$j.data")
+			[ -f "$a" ] && [ -f "${b[-1]}" ] || continue
+			d=$("${flatcmp[@]}" --tsv "$a" "${b[@]}" 2>/dev/null | awk -F'\t' '$1 == "#distance" { print $2 }')
+			[ -z "$d" ] || put "$name.pptvd" "$d"
+		done
+	done
+}
+
 # profiled NAME TOOL PERF_CALLGRAPH CMD...: CMD run by ctprof (TOOL ct) or
 # perf record (TOOL perf, with the call-graph option given), the profile in
 # $tmp/NAME.pb.gz or $tmp/NAME.data; the command's output in $tmp/out.
@@ -760,20 +778,24 @@ Distance: total variation distance between the two flat profiles (0 the
 same, 1 nothing in common).  From sampling alone: the distance two
 profilers that both sample without bias would still have, with these
 sample counts and perf's shares (each share's difference taken as normal
-with variance p(1-p)(1/N1 + 1/N2)).  All runs pooled: the same over the
-profiles of every repetition added up, each tool's.
+with variance p(1-p)(1/N1 + 1/N2)).  perf against perf: the distance
+between perf's profiles of two repetitions (the median over every pair):
+how far apart two runs of the workload are, sampling included, which no
+profiler's distance to perf goes below.  All runs pooled: the same over
+the profiles of every repetition added up, each tool's.
 
 EOF
 	if [ -n "${real_skip[all]:-}" ]; then
 		printf 'Skipped: %s.\n\n' "${real_skip[all]}"
 		return
 	fi
-	printf '| workload | distance | from sampling alone | all runs pooled | pooled, from sampling alone | ctprof samples | perf samples |\n| --- | --- | --- | --- | --- | --- | --- |\n'
+	printf '| workload | distance | from sampling alone | perf against perf | all runs pooled | pooled, from sampling alone | ctprof samples | perf samples |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n'
 	for name in "${real_names[@]}"; do
 		pooled_flat "$name"
-		printf '| %s | %s | %s | %s | %s | %s | %s |\n' "${real_title[$name]}" "$(med "$name.tvd" %.3f)" \
-			"$(med "$name.noise" %.3f)" "$(med "$name.ptvd" %.3f)" "$(med "$name.pnoise" %.3f)" \
-			"$(med "$name.ct_n" %.0f)" "$(med "$name.perf_n" %.0f)"
+		perf_pairs "$name"
+		printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "${real_title[$name]}" "$(med "$name.tvd" %.3f)" \
+			"$(med "$name.noise" %.3f)" "$(med "$name.pptvd" %.3f)" "$(med "$name.ptvd" %.3f)" \
+			"$(med "$name.pnoise" %.3f)" "$(med "$name.ct_n" %.0f)" "$(med "$name.perf_n" %.0f)"
 	done
 	echo
 	for name in "${real_names[@]}"; do

@@ -8,7 +8,9 @@ CTPROF.pb.gz is what `ctprof -o x.pb.gz` wrote; PERF.DATA is what
 turned into a flat self profile over the same keys, and the total variation
 distance between the two is printed: half the sum over all keys of the
 absolute difference of the two shares (0: the same profile, 1: nothing in
-common).
+common).  In CTPROF.pb.gz's place may stand a perf.data file or perf
+script output: two runs of perf compared, for how far apart the workload's
+own runs are.
 
 How a sample gets its key
 -------------------------
@@ -634,6 +636,21 @@ def perf_data_profile(path, res, cums):
     return out
 
 
+def any_profile(path, value_type, res, cums):
+    """The profile in PATH, by what it holds: ctprof's pprof output
+    (gzip), a perf.data file, or perf script output.  The first argument
+    may be any of these, so that two runs of perf can be compared as
+    ctprof's run is, for how far apart the workload's own runs are."""
+    with open(path, 'rb') as f:
+        head = f.read(8)
+    if head[:2] == b'\x1f\x8b':
+        return ctprof_profile(path, value_type, res, cums)
+    if head == b'PERFILE2':
+        return perf_data_profile(path, res, cums)
+    with open(path, errors='replace') as f:
+        return perf_profile(f, res, cums)
+
+
 def pooled(profiles):
     """The (self values, total, cum values, samples) of several runs'
     profiles, added up: one profile of all their samples."""
@@ -652,7 +669,8 @@ def main():
     ap = argparse.ArgumentParser(
         description='Flat self profiles of ctprof and perf by ELF symbol, and their total variation distance.')
     ap.add_argument('ctprof', help="ctprof's pprof output (-o x.pb.gz); several, comma-separated, "
-                                   "are added up")
+                                   "are added up; or, to compare perf with itself, a perf.data "
+                                   "file or perf script output in its place")
     ap.add_argument('perf', nargs='?', help='perf.data from perf record -g; several, comma-separated, '
                                             'are added up')
     ap.add_argument('--perf-script', metavar='FILE',
@@ -671,7 +689,7 @@ def main():
         ap.error('give PERF (a perf.data file) or --perf-script FILE')
 
     res = Resolver()
-    c_self, c_total, c_cum, c_n = pooled(ctprof_profile(f, a.value, res, a.cum)
+    c_self, c_total, c_cum, c_n = pooled(any_profile(f, a.value, res, a.cum)
                                          for f in a.ctprof.split(','))
     if a.perf_script:
         with open(a.perf_script, errors='replace') as f:
