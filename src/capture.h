@@ -32,9 +32,9 @@ struct capture {
 	bool blocked;                   /* wall-clock mode: the thread was not
 	                                 * running; it waits in regs.orig_rax */
 	uint64_t ticks;                 /* the ticks it stands for: 1, and
-	                                 * one more for each tick that passed
-	                                 * with its stop asked for and the
-	                                 * thread running (in the kernel) */
+	                                 * those the thread ran through (in
+	                                 * the kernel) with its stop asked
+	                                 * for (late_tick() in sampler.c) */
 	uint64_t ns;                    /* the time the sample stands for... */
 	bool pending;                   /* ... unless it is given when its
 	                                 * thread is settled */

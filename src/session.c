@@ -511,6 +511,8 @@ int session_interrupt(struct session *s, struct thread *t)
 		return -1;
 	t->sample_wanted = true;
 	t->interrupt_ns = now_ns();
+	/* For the sampler's count of the ticks it may run through before
+	 * it stops. */
 	t->ask_run = t->run_mark;
 	t->late_passed = t->late_ticks = 0;
 	s->waiting++;
