@@ -1031,7 +1031,8 @@ static void interrupt_in_batches(struct sampler *sp)
  * thread at 999 Hz, with no delay, its helper used 37 us of CPU per
  * sample and the median stall was 43.5 us, against 14.5 and 22.5 us
  * when ctprof woke before the tick; with the delay (about 10 us) and
- * choose() reading schedstat alone, 21 and 28 us.  Where the sampler's
+ * choose() reading schedstat alone, 20 and 26.5 us, and 27 and 34.5 us
+ * with the same reads but no delay.  Where the sampler's
  * CPU is busy, its wake-up is as fast as the helpers' and the delay
  * falls to nothing (0.7 us on average, attached to redis-server under
  * redis-benchmark): it never comes early to take a CPU from another
