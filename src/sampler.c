@@ -1064,9 +1064,10 @@ static void follow_arrival(struct sampler *sp, uint64_t woke_ns, uint64_t take_n
  * tick only to be there at it (a wake-up is that late here), spinning
  * or sleeping again until the tick, cut redis's samples to a quarter of
  * what it got waking at the tick.  So the helpers take the CPUs at the
- * tick, ctprof comes when it wakes, notes its own exec_start (before
- * anything reads its CPU time, which moves it) and waits until the
- * helpers hold the CPUs planned for this tick (plan_holds). */
+ * tick (or the delay after it that follow_arrival sets), ctprof comes
+ * when it wakes, notes its own exec_start (before anything reads its CPU
+ * time, which moves it) and waits until the helpers hold the CPUs
+ * planned for this tick (plan_holds). */
 static void ready_at_tick(struct sampler *sp, uint64_t n, uint64_t t_ns)
 {
 	struct kicker *k = &sp->kick;
@@ -1104,7 +1105,7 @@ static void ready_at_tick(struct sampler *sp, uint64_t n, uint64_t t_ns)
  * CPUs go. */
 static void interrupt_at_tick(struct sampler *sp, uint64_t n)
 {
-	ask_stops(sp, n, sp->here, sp->here >= 0 && sp->since[sp->here] ? sp->since[sp->here] : sp->woke_ns);
+	ask_stops(sp, n, sp->here, taken_at(sp, sp->here));
 }
 
 /* Reading after the tick: the CPUs the helpers take at tick N, which

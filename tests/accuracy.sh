@@ -54,8 +54,9 @@ near() {
 # share_check WHAT OWN: the last report's cum% of enter_kernel is within 3
 # points of OWN, the target's own share.  Not in the sanitizer build: its
 # ctprof is several times slower, its stops and holds longer, and there it
-# leans 1 to 4 points towards the page fault (the product's build: 0 to
-# 1.6; perf 0.1 to 0.7), a residue whose cause is not known yet.
+# leans 1 to 4 points towards the page fault (the product's build: -1.3
+# to +2.1 in seven runs, +1.1 in the bench's median; perf 0.1 to 0.7), a
+# residue whose cause is not known yet.
 share_check() {
 	local what=$1 own=$2 cum
 	cum=$(cum_pct enter_kernel)
@@ -72,7 +73,7 @@ plan 12
 
 # 5 s at 999 Hz: ~5000 samples, so that the sampling's own spread (about
 # 0.6 points on a 20% share) leaves room in the band for what is not
-# noise: in fault mode the report leans 0-1.6 points towards the fault
+# noise: in fault mode the report leans up to 2 points towards the fault
 # (perf: 0 to 0.7), a residue whose cause is not known yet.
 #
 # The target's own clock also says when something outside the profile
