@@ -31,6 +31,19 @@
  * the kernel cannot tell it that, it wakes a little before the tick (the
  * lead) to read them, and is ready when the helpers hold their CPUs.
  *
+ * Why helpers and not the sampler itself on the thread's CPU (ptrace
+ * requests must come from the one tracing thread, so it would have to
+ * keep to that CPU, with the unwinding on a thread of its own elsewhere):
+ * tried, and measured on a busy thread at 999 Hz (bench/workload.c).  A
+ * thread that ptrace resumes while its tracer runs on its CPU is woken
+ * onto an idle CPU if there is one, so an unpinned target moved at nearly
+ * every sample and the sampler followed it (about 250 moves in 2 s); and
+ * all of the sampler's system calls for a tick (timer, signalfd, waitpid,
+ * the hand-over to the unwinding thread) then run on the target's CPU,
+ * where it waited 20 us asleep for each stop.  Pinned to one CPU (taskset),
+ * where nothing moved, the target was still stopped 34 us (median) a
+ * sample, against 27 us with the helpers, and ran no faster.
+ *
  * Bounds: a helper holds its CPU at most KICK_HOLD_MAX_NS per tick (less
  * at high rates: a quarter of the period), whether or not the sampler
  * comes; a helper that is not needed for a while parks on a futex and
