@@ -80,8 +80,11 @@
 #     stack, ctprof's and perf's (--call-graph dwarf), beside the target's
 #     own; with build/tests/ratio3 (three threads working 1:2:3 on the
 #     machine's CPUs, which print their own CPU times) the shares of
-#     work1..3 and their distance to the CPU times.  Each of these is
-#     skipped, with a note, when its program is missing.
+#     work1..3 and their distance to the CPU times.  CPython and sqlite3
+#     also run under ctprof while perf record -a records the whole system:
+#     ctprof against perf in the same run (measurement alone), and perf
+#     there against perf alone (what ctprof's stops change).  Each of these
+#     is skipped, with a note, when its program is missing.
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -539,6 +542,50 @@ perf_pairs() {
 	done
 }
 
+# same_run NAME COMM CMD...: CMD under ctprof while perf record -a records
+# the whole system, its samples of the processes named COMM kept: two
+# profiles of one run.  Their distance is ctprof's error of measurement
+# alone, with no difference between runs in it.  And perf's profile of
+# that run against perf's of the repetition's own run (perf alone, NAME.R.*
+# from flat) is what ctprof's stops changed in the target.
+same_run() {
+	local name=$1 comm=$2
+	shift 2
+	rm -f "$tmp/$name.same.pb.gz" "$tmp/$name.same.data"
+	run 180 perf record -q -a -e cpu-clock -F "$real_hz" -g -o "$tmp/$name.same.data" -- \
+		"$ctprof" ${unwopt[libunwind]} -F "$real_hz" -o "$tmp/$name.same.pb.gz" -- "$@"
+	perf script -i "$tmp/$name.same.data" --comm "$comm" -F tid,period,ip,sym,symoff,dso \
+		--no-inline --no-demangle >"$tmp/$name.same.$r.script" 2>/dev/null ||
+		die "perf script failed on the system-wide profile of $comm under ctprof"
+	cp "$tmp/$name.same.pb.gz" "$tmp/$name.same.$r.pb.gz"
+}
+
+# same_pooled NAME: same_run's two comparisons, every repetition pooled.
+same_pooled() {
+	local name=$1 ct="" i f
+	rm -f "$tmp/$name.same.pooled.script" "$tmp/$name.alone.pooled.script"
+	for ((i = 0; i < reps; i++)); do
+		[ -f "$tmp/$name.same.$i.pb.gz" ] || continue
+		ct=$ct${ct:+,}$tmp/$name.same.$i.pb.gz
+		cat "$tmp/$name.same.$i.script" >>"$tmp/$name.same.pooled.script"
+		if [ -f "$tmp/$name.$i.script" ]; then
+			cat "$tmp/$name.$i.script"
+		else
+			perf script -i "$tmp/$name.$i.data" -F tid,period,ip,sym,symoff,dso --no-inline --no-demangle 2>/dev/null
+		fi >>"$tmp/$name.alone.pooled.script"
+	done
+	[ -n "$ct" ] || return 0
+	f=$res/$name.tsv.same
+	"${flatcmp[@]}" --tsv "$ct" --perf-script "$tmp/$name.same.pooled.script" >"$f" 2>/dev/null || return 0
+	put "$name.stvd" "$(awk -F'\t' '$1 == "#distance" { print $2 }' "$f")"
+	put "$name.snoise" "$(awk -F'\t' '$1 == "#noise" { print $2 }' "$f")"
+	f=$res/$name.tsv.moved
+	"${flatcmp[@]}" --tsv "$tmp/$name.same.pooled.script" --perf-script "$tmp/$name.alone.pooled.script" \
+		>"$f" 2>/dev/null || return 0
+	put "$name.mtvd" "$(awk -F'\t' '$1 == "#distance" { print $2 }' "$f")"
+	put "$name.mnoise" "$(awk -F'\t' '$1 == "#noise" { print $2 }' "$f")"
+}
+
 # profiled NAME TOOL PERF_CALLGRAPH CMD...: CMD run by ctprof (TOOL ct) or
 # perf record (TOOL perf, with the call-graph option given), the profile in
 # $tmp/NAME.pb.gz or $tmp/NAME.data; the command's output in $tmp/out.
@@ -683,10 +730,12 @@ real_programs() {
 			flat redis ;;
 		python)
 			for t in $(tools); do profiled python "$t" -g /usr/bin/python3 "$tmp/pywork.py" "$py_rounds"; done
-			flat python ;;
+			flat python
+			same_run python python3 /usr/bin/python3 "$tmp/pywork.py" "$py_rounds" ;;
 		sqlite)
 			for t in $(tools); do profiled sqlite "$t" -g sqlite3 :memory: "${sql_reads[@]}"; done
-			flat sqlite ;;
+			flat sqlite
+			same_run sqlite sqlite3 sqlite3 :memory: "${sql_reads[@]}" ;;
 		selftime-*)
 			# The callers of the leaf count: perf must unwind the whole
 			# stack of a binary built without frame pointers.
@@ -798,6 +847,17 @@ EOF
 			"$(med "$name.pnoise" %.3f)" "$(med "$name.ct_n" %.0f)" "$(med "$name.perf_n" %.0f)"
 	done
 	echo
+	if [ -n "${real_title[python]:-}${real_title[sqlite]:-}" ]; then
+		printf 'The same workloads once more in each repetition, under ctprof while `perf record -a -e cpu-clock -g` (%s Hz) records the whole system, its samples of the workload kept: two profiles of one run, all repetitions pooled.  ctprof against perf in the same runs is the error of measurement alone, with no difference between runs in it.  perf with ctprof attached against perf alone (its runs above) is what ctprof'"'"'s stops change in the target, with the runs'"'"' own differences.\n\n' "$real_hz"
+		printf '| workload | ctprof against perf, same runs | from sampling alone | perf with ctprof against perf alone | from sampling alone |\n| --- | --- | --- | --- | --- |\n'
+		for name in python sqlite; do
+			[ -n "${real_title[$name]:-}" ] || continue
+			same_pooled "$name"
+			printf '| %s | %s | %s | %s | %s |\n' "${real_title[$name]}" "$(med "$name.stvd" %.3f)" \
+				"$(med "$name.snoise" %.3f)" "$(med "$name.mtvd" %.3f)" "$(med "$name.mnoise" %.3f)"
+		done
+		echo
+	fi
 	for name in "${real_names[@]}"; do
 		printf 'Top functions, %s: self%%, median of %s.\n\n' "${real_title[$name]}" "$reps"
 		printf '| function | module | ctprof | perf |\n| --- | --- | --- | --- |\n'
