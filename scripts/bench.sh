@@ -804,7 +804,7 @@ top() {
 				gsub(/\|/, "\\|", kp[1])
 				printf "%.3f\t| %s | %s | %.1f%% | %.1f%% |\n", (c > p ? c : p), kp[1], kp[2], c, p
 			}
-		}' "$res/$1".tsv.* | sort -t"$(printf '\t')" -k1,1gr | head -n "$2" | cut -f2-
+		}' "$res/$1".tsv.[0-9]* | sort -t"$(printf '\t')" -k1,1gr | head -n "$2" | cut -f2-
 }
 
 # The report of part 7.
