@@ -562,17 +562,14 @@ same_run() {
 
 # same_pooled NAME: same_run's two comparisons, every repetition pooled.
 same_pooled() {
-	local name=$1 ct="" i f
-	rm -f "$tmp/$name.same.pooled.script" "$tmp/$name.alone.pooled.script"
+	local name=$1 ct="" same="" alone="" i f
+	rm -f "$tmp/$name.same.pooled.script"
 	for ((i = 0; i < reps; i++)); do
-		[ -f "$tmp/$name.same.$i.pb.gz" ] || continue
+		[ -f "$tmp/$name.same.$i.pb.gz" ] && [ -f "$tmp/$name.$i.data" ] || continue
 		ct=$ct${ct:+,}$tmp/$name.same.$i.pb.gz
+		same=$same${same:+,}$tmp/$name.same.$i.script
+		alone=$alone${alone:+,}$tmp/$name.$i.data
 		cat "$tmp/$name.same.$i.script" >>"$tmp/$name.same.pooled.script"
-		if [ -f "$tmp/$name.$i.script" ]; then
-			cat "$tmp/$name.$i.script"
-		else
-			perf script -i "$tmp/$name.$i.data" -F tid,period,ip,sym,symoff,dso --no-inline --no-demangle 2>/dev/null
-		fi >>"$tmp/$name.alone.pooled.script"
 	done
 	[ -n "$ct" ] || return 0
 	f=$res/$name.tsv.same
@@ -580,8 +577,7 @@ same_pooled() {
 	put "$name.stvd" "$(awk -F'\t' '$1 == "#distance" { print $2 }' "$f")"
 	put "$name.snoise" "$(awk -F'\t' '$1 == "#noise" { print $2 }' "$f")"
 	f=$res/$name.tsv.moved
-	"${flatcmp[@]}" --tsv "$tmp/$name.same.pooled.script" --perf-script "$tmp/$name.alone.pooled.script" \
-		>"$f" 2>/dev/null || return 0
+	"${flatcmp[@]}" --tsv "$same" "$alone" >"$f" 2>/dev/null || return 0
 	put "$name.mtvd" "$(awk -F'\t' '$1 == "#distance" { print $2 }' "$f")"
 	put "$name.mnoise" "$(awk -F'\t' '$1 == "#noise" { print $2 }' "$f")"
 }
