@@ -35,7 +35,9 @@
 #     on the -fomit-frame-pointer build, -g on a -fno-omit-frame-pointer
 #     build, which is compared to that build run bare), at 99 and 999 Hz;
 #     and with two threads each doing that work (ctprof's default unwinder
-#     and perf --call-graph dwarf, against two threads bare).
+#     and perf --call-graph dwarf, against two threads bare).  And the
+#     time a sample takes from the target by its own clock: bench/gaps.c
+#     bare, under ctprof and under perf --call-graph dwarf at 999 Hz.
 #  2. Stall per sample: ctprof -v's median and p99 at 999 Hz on the
 #     workload (the runs of part 1), beside bench/floor.c: INTERRUPT +
 #     waitpid + GETREGS + CONT on a spinning child, 2000 times at 1 kHz,
@@ -183,6 +185,7 @@ say "compiling bench programs into $tmp"
 cflags=(-std=gnu11 -g -Wall -Wextra -Werror=shadow -Werror=missing-prototypes
 	-Werror=strict-prototypes -Werror=implicit-function-declaration -Wno-unused-parameter)
 if want 1; then
+	gcc "${cflags[@]}" -O2 bench/gaps.c -o "$tmp/gaps"
 	gcc "${cflags[@]}" -O2 -fomit-frame-pointer -pthread bench/workload.c -o "$tmp/workload"
 	gcc "${cflags[@]}" -O2 -fno-omit-frame-pointer -pthread bench/workload.c -o "$tmp/workload-fp"
 fi
@@ -381,6 +384,25 @@ run_workload() {
 	[ -n "${elapsed[$v]}" ] || die "$v: the workload printed no elapsed time"
 	put "$v.elapsed" "${elapsed[$v]}"
 	case $kind in ct|dw) ctstats "$v" "$tmp/ct.txt" ;; esac
+}
+
+# Part 1's time lost per sample: bench/gaps.c bare, under ctprof and
+# under perf record --call-graph dwarf, at 999 Hz.
+gap_variants=(bare ct pd)
+declare -A gap_el gap_lost
+run_gaps() {
+	local v=$1 el lost
+	local -a cmd=("$tmp/gaps")
+	case $v in
+	ct) cmd=("$ctprof" ${unwopt[libunwind]} -F 999 -v -o "$tmp/ct.txt" -- "$tmp/gaps") ;;
+	pd) cmd=(perf record -q -e cpu-clock --call-graph dwarf -F 999 -o "$tmp/perf.data" -- "$tmp/gaps") ;;
+	esac
+	run 120 "${cmd[@]}"
+	read -r el lost < <(awk '$1 == "elapsed" { e = $2 } $1 == "gaps" { l = $3 } END { print e, l }' "$tmp/out")
+	[ -n "$lost" ] || die "gaps ($v) printed no lost time"
+	gap_el[$v]=$el gap_lost[$v]=$lost
+	put "gaps.$v.lost_ms" "$lost"
+	case $v in ct) ctstats gaps.ct "$tmp/ct.txt" ;; esac
 }
 
 # -------------------------------------------------------------- part 4 --
@@ -920,6 +942,15 @@ for ((r = 0; r < reps; r++)); do
 		*) put "$v.ratio" "$(div "${elapsed[$v]}" "${elapsed[bare]}")" ;;
 		esac
 	done
+	for ((i = 0; i < 3; i++)); do
+		want 1 || break
+		run_gaps "${gap_variants[(i + r) % 3]}"
+	done
+	for v in ct pd; do
+		want 1 || break
+		put "gaps.$v.per_tick" "$(awk -v l="${gap_lost[$v]}" -v b="${gap_lost[bare]}" -v e="${gap_el[$v]}" \
+			'BEGIN { printf "%.2f\n", (l - b) * 1000 / (e * 999) }')"
+	done
 	part_us[1]=$((part_us[1] + $(now_us) - t0))
 
 	# Part 2: the floor, in the same repetition as ctprof's stall.
@@ -1024,6 +1055,19 @@ and the same threads, run bare in the same repetition.
 
 The frame-pointer build itself runs $(med fpbare.ratio %.3f) times as long as the
 -fomit-frame-pointer one.
+
+Time the target loses per sample, by its own clock: bench/gaps.c reads
+CLOCK_MONOTONIC every ~0.1 us of arithmetic and adds up the gaps over
+2 us; a bare run's gaps in the same repetition ($(med gaps.bare.lost_ms) ms, the machine's
+own interrupts) are taken off, and the rest is divided by the run's
+ticks at 999 Hz. This is every microsecond the thread did not run
+because of the profiler, where ctprof's stall below is only from its
+stop request to its resume; the slower code after a stop is not in it.
+
+| at 999 Hz | lost per sample | ctprof's median stall there |
+| --- | --- | --- |
+| ctprof (libunwind) | $(us gaps.ct.per_tick) | $(us gaps.ct.stall_med) |
+| perf record -e cpu-clock --call-graph dwarf | $(us gaps.pd.per_tick) | |
 
 EOF
 fi
