@@ -705,13 +705,14 @@ redis_profiled() {
 	fi
 	# ctprof's stops are voluntary switches too: its -v lines count them.
 	if [ "$tool" = ct ] && [ -s "$tmp/redis.txt" ]; then
-		stops=$(awk '/^profiler: .* samples asked for with the thread off its CPU/ {
+		stops=$(awk '/^profiler: / {
 			for (i = 2; i <= NF; i++) {
 				if ($i == "samples" && $(i + 1) == "asked") n += $(i - 1)
 				if ($i == "while" && $(i + 1) == "it") n += $(i - 1)
+				if ($i == "probe" && $(i + 1) == "stops") n += $(i - 1)
 				if ($i == "stops" && $(i + 1) == "found") n += $(i - 1)
 			}
-			print n + 0 }' "$tmp/redis.txt")
+		} END { print n + 0 }' "$tmp/redis.txt")
 	fi
 	# Per command served: redis's waits, and its CPU time in us.
 	if [ -n "$v0" ] && [ -n "$v1" ] && [ -n "$c0" ] && [ -n "$c1" ] && [ "$c1" -gt "$c0" ]; then

@@ -31,10 +31,13 @@ struct capture {
 	uint64_t stall_ns;              /* PTRACE_INTERRUPT to resume */
 	bool blocked;                   /* wall-clock mode: the thread was not
 	                                 * running; it waits in regs.orig_rax */
-	uint64_t ticks;                 /* the ticks it stands for: 1, and
-	                                 * those the thread ran through (in
-	                                 * the kernel) with its stop asked
-	                                 * for (late_tick() in sampler.c) */
+	uint64_t ticks;                 /* the ticks it stands for: 1, those
+	                                 * the thread ran through (in the
+	                                 * kernel) with its stop asked for
+	                                 * (late_tick() in sampler.c), and
+	                                 * those of its stops since its last
+	                                 * sample that were not counted
+	                                 * (judge_unheld() there) */
 	uint64_t ns;                    /* the time the sample stands for... */
 	bool pending;                   /* ... unless it is given when its
 	                                 * thread is settled */

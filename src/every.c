@@ -440,7 +440,7 @@ int every_end(struct every *e)
 		error_msg("%u of %u profile files could not be written", e->failed,
 			  e->failed + e->written);
 	verbose_msg("%u intervals, %u files written; %" PRIu64 " samples in them, of %" PRIu64 " taken",
-		    e->seq, e->written, e->samples, e->sp->stats.samples);
+		    e->seq, e->written, e->samples, e->sp->stats.counted);
 
 	pthread_cond_destroy(&e->wake);
 	pthread_mutex_destroy(&e->lock);

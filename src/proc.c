@@ -94,18 +94,19 @@ static bool pread_text(int fd, char *buf, size_t size)
 	return true;
 }
 
-char proc_state(int fd, int *cpu)
+char proc_state(int fd, int *cpu, uint64_t *faults)
 {
 	char buf[512];
 
 	if (!pread_text(fd, buf, sizeof(buf)))
 		return 0;
 	/* The comm is at most 16 bytes, so the last ')' is in the first 512. */
-	return proc_state_parse(buf, cpu);
+	return proc_state_parse(buf, cpu, faults);
 }
 
-char proc_state_parse(const char *buf, int *cpu)
+char proc_state_parse(const char *buf, int *cpu, uint64_t *faults)
 {
+	uint64_t minflt = 0;
 	const char *p;
 	char state;
 	int field;
@@ -114,15 +115,24 @@ char proc_state_parse(const char *buf, int *cpu)
 	if (!p || p[1] != ' ' || !p[2])
 		return 0;
 	state = p[2];
-	if (cpu) {
-		/* The state is field 3; "processor" is field 39. */
+	if (!cpu && !faults)
+		return state;
+	if (cpu)
 		*cpu = -1;
-		for (field = 3, p += 2; *p && field < 39; p++)
-			if (*p == ' ')
-				field++;
-		if (field == 39)
-			*cpu = atoi(p);
+	/* The state is field 3; minflt field 10, majflt 12; "processor" 39. */
+	for (field = 3, p += 2; *p && field < 39; p++) {
+		if (*p != ' ')
+			continue;
+		field++;
+		if (field == 10)
+			minflt = strtoull(p + 1, NULL, 10);
+		if (field == 12 && faults)
+			*faults = minflt + strtoull(p + 1, NULL, 10);
+		if (field == 12 && !cpu)
+			return state;
 	}
+	if (field == 39 && cpu)
+		*cpu = atoi(p);
 	return state;
 }
 

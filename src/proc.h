@@ -28,10 +28,11 @@ int proc_open_task_stat(pid_t pid, pid_t tid);
 
 /* The state letter of a thread from its kept-open stat fd (one pread, no
  * allocation), or 0 if the thread is gone.  If CPU is not NULL, it gets the
- * CPU the thread last ran on (-1 if unknown). */
-char proc_state(int stat_fd, int *cpu);
+ * CPU the thread last ran on (-1 if unknown); if FAULTS is not NULL, its
+ * page faults so far, minor and major (unchanged if the line is short). */
+char proc_state(int stat_fd, int *cpu, uint64_t *faults);
 /* The parsing half of proc_state(), on the NUL-terminated text BUF. */
-char proc_state_parse(const char *buf, int *cpu);
+char proc_state_parse(const char *buf, int *cpu, uint64_t *faults);
 
 /* Open /proc/PID/task/TID/schedstat for repeated proc_schedstat() calls. */
 int proc_open_task_schedstat(pid_t pid, pid_t tid);

@@ -44,9 +44,9 @@ void report_lost_line(const struct run_info *ri, char *buf, size_t size)
 	/* Samples asked for while their thread ran land where it next left
 	 * the kernel: say so when they are not the exception. */
 	n = strlen(buf);
-	if (st->unheld * 10 > st->preempted + st->unheld && n < size)
+	if (st->unheld * 10 > st->preempted + st->unheld + st->quiet && n < size)
 		snprintf(buf + n, size - n, "; %" PRIu64 " of %" PRIu64 " stops asked for while the thread ran%s: they land where it next left the kernel",
-			 st->unheld, st->preempted + st->unheld,
+			 st->unheld, st->preempted + st->unheld + st->quiet,
 			 st->realtime ? "" : " (no real-time priority)");
 }
 
@@ -60,8 +60,9 @@ static void verbose_lines(FILE *f, const struct run_info *ri)
 	if (ri->wall)
 		fprintf(f, "profiler: wall-clock: %" PRIu64 " stops of blocked threads, %" PRIu64 " samples of blocked threads counted without a stop, %" PRIu64 " wait sites read\n",
 			st->blocked_stops, st->reused, st->site_reads);
-	fprintf(f, "profiler: %" PRIu64 " samples asked for with the thread off its CPU (%u helpers), %" PRIu64 " while it ran; mean lead %.1f us, helpers' mean delay %.1f us; %" PRIu64 " runnable threads not stopped (not running at the tick), %" PRIu64 " stops found the thread blocked (not counted), %" PRIu64 " samples of threads that woke up just before the tick\n",
-		st->preempted, st->helpers, st->unheld,
+	fprintf(f, "profiler: %" PRIu64 " samples asked for with the thread off its CPU (%u helpers), %" PRIu64 " while it ran in code seen not to enter the kernel, %" PRIu64 " while it ran otherwise; %" PRIu64 " probe stops of whether it does, %" PRIu64 " times it was found to after all\n",
+		st->preempted, st->helpers, st->quiet, st->unheld, st->probes, st->loud);
+	fprintf(f, "profiler: mean lead %.1f us, helpers' mean delay %.1f us; %" PRIu64 " runnable threads not stopped (not running at the tick), %" PRIu64 " stops found the thread blocked (not counted), %" PRIu64 " samples of threads that woke up just before the tick\n",
 		st->ticks ? (double)st->lead_ns / 1e3 / (double)st->ticks : 0.0,
 		st->ticks ? (double)st->delay_ns / 1e3 / (double)st->ticks : 0.0, st->not_run,
 		st->blocked_at_tick, st->late);

@@ -21,10 +21,22 @@ struct sampler_stats {
 	uint64_t ticks;                 /* timer expirations */
 	uint64_t missed;                /* expirations that came too late to use */
 	uint64_t samples;               /* captures taken */
+	uint64_t counted;               /* ... and the ticks they count for
+	                                 * (late ticks, ticks of stops not
+	                                 * counted, carried: see capture.h) */
 	uint64_t preempted;             /* ... of threads asked to stop while off
 	                                 * their CPU: held by a helper, or by
 	                                 * the sampler on its own CPU */
-	uint64_t unheld;                /* ... asked to stop while running */
+	uint64_t unheld;                /* ... asked to stop while running,
+	                                 * where a helper was wanted */
+	uint64_t quiet;                 /* ... asked to stop while running, of
+	                                 * threads seen not to enter the
+	                                 * kernel (judge_unheld() in sampler.c) */
+	uint64_t probes;                /* stops to see whether a thread is
+	                                 * quiet: not counted as samples */
+	uint64_t loud;                  /* quiet threads found entering the
+	                                 * kernel after all (their stop, if
+	                                 * that is how, not counted) */
 	uint64_t not_run;               /* runnable threads not stopped: they
 	                                 * had not run since their last sample */
 	uint64_t late;                  /* samples of threads seen blocked

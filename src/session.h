@@ -71,6 +71,22 @@ struct thread {
 	uint64_t cpu_read_n;    /* ... 1 + the tick it was read at, 0 if never */
 	long wait_nr;           /* ... the system call (-1: none) */
 	uint64_t wait_sp, wait_pc; /* ... and where it was made */
+	/* On-CPU with helpers: whether its stops need its CPU held (see
+	 * "Holding only where it counts" in sampler.c). */
+	bool quiet;             /* seen to enter the kernel seldom: its stops
+	                         * are asked for while it runs */
+	bool asked_held;        /* the stop asked for found it off its CPU */
+	bool probe;             /* ... is a probe: taken while it runs, to see
+	                         * whether it is quiet, and not counted */
+	unsigned held_since;    /* samples with its CPU held since its last probe */
+	unsigned clean;         /* probes in a row that found no kernel entry */
+	unsigned clean_need;    /* ... needed to call it quiet (0: the first) */
+	uint64_t carry;         /* ticks of its stops not counted, for its
+	                         * next sample */
+	bool faulting;          /* its page faults come too often */
+	bool flt_known;         /* flt_mark and flt_run are set */
+	uint64_t flt_mark;      /* its page faults (minor and major) ... */
+	uint64_t flt_run;       /* ... and CPU time at the window's start */
 };
 
 /* Called while thread T is stopped for a sample; it captures registers and

@@ -17,6 +17,13 @@
 # when the call returns: counted as one sample, such a call had 0.7% of
 # them where it took 3.0% of the time.
 #
+# A thread whose code does not enter the kernel has its stops asked for
+# while it runs, without a helper (src/sampler.c, "Holding only where it
+# counts"): selftime with a first second of such code, then its loop.  The
+# loop's share of enter_kernel (its cum% over all but quiet_first's) must
+# be within 3 points of its own, and -v must say that the quiet thread
+# was found entering the kernel.
+#
 # ratio3 runs three threads with work 1:2:3 on 2 CPUs, so that one of them
 # is often runnable but waiting, and prints the CPU time each thread ran.
 # Each work function's self% must be within 20% (relative) of its thread's
@@ -60,6 +67,7 @@ near() {
 share_check() {
 	local what=$1 own=$2 cum
 	cum=$(cum_pct enter_kernel)
+	[ -z "${3:-}" ] || cum=$(awk -v c="$cum" -v q="$3" 'BEGIN { if (q < 100) printf "%.2f\n", 100 * c / (100 - q) }')
 	diag "$what: enter_kernel $own% by its own clock, cum% $cum in the report"
 	if [ -n "${CTPROF_SANITIZED:-}" ]; then
 		skip "$what: enter_kernel's cum% is its own share +-3 points" \
@@ -69,7 +77,7 @@ share_check() {
 	check "$what: enter_kernel's cum% is its own share +-3 points" near "$cum" "$own" 3
 }
 
-plan 12
+plan 18
 
 # 5 s at 999 Hz: ~5000 samples, so that the sampling's own spread (about
 # 0.6 points on a 20% share) leaves room in the band for what is not
@@ -102,6 +110,24 @@ for mode in syscall fault; do
 	else
 		check "selftime fault: madvise's share is its own +-1 point" near "$madv" "$own_madv" 1
 	fi
+done
+
+# A first second that does not enter the kernel, then the loop.
+for mode in syscall fault; do
+	for try in 1 2 3; do
+		run_ctprof "quiet-$mode" -F 999 -v -- "$TARGETS/selftime" "$mode" 3 1
+		left=$(left_out "$ERR")
+		[ -n "$left" ] && lt "$left" 15 && break
+		diag "selftime $mode after a quiet second, run $try: ${left:-?}% of its loop left out, disturbed: run again"
+	done
+	own=$(own_share)
+	quiet=$(cum_pct quiet_first)
+	check "selftime $mode after a quiet second: exit 0, a report, its own share" \
+		eval 'is_status 0 && has_report && [ -n "$own" ] && [ -n "$quiet" ]'
+	diag "$(grep '^profiler: .* samples asked for' "$OUT")"
+	share_check "selftime $mode after a quiet second (its loop: all but quiet_first's $quiet%)" "$own" "$quiet"
+	check "... -v: the quiet thread was found entering the kernel" \
+		grep -Eq '^profiler: .* [1-9][0-9]* times it was found to after all$' "$OUT"
 done
 
 # Attached for 2 s in the middle of a 4 s run, past the target's warm-up:

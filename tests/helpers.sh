@@ -5,6 +5,8 @@
 # CPU, below its own sampler at SCHED_FIFO 2; killed with SIGKILL, ctprof
 # leaves no thread behind and the target running, untraced and correct;
 # attached to an idle target, its helpers park and ctprof costs little;
+# a thread whose code never enters the kernel is held only until probes
+# show that, one with a system call every few microseconds stays held;
 # without a real-time priority it says that its samples are not held.
 . "$(dirname "$0")/lib.sh"
 skip_unless_ptrace attach
@@ -20,7 +22,7 @@ cpus_of() {
 	awk '$1 == "Cpus_allowed_list:" { print $2 }' "/proc/$1/task/$2/status" 2>/dev/null
 }
 
-plan 11
+plan 16
 "$TARGETS/crunch" 30 >"$TMP/crunch.out" &
 pid=$!
 bg_started "$pid"
@@ -69,6 +71,42 @@ check "idle target: ctprof used under 10% of a CPU" \
 	eval '[ -n "$cpu" ] && lt "$cpu" 200'
 check "idle target: still running, not stopped, not traced" \
 	eval 'alive_not_stopped "$idle" && untraced "$idle"'
+
+# stop_kinds: from -v's "profiler: H samples asked for with the thread off
+# its CPU (N helpers), Q while it ran in code seen not to enter the
+# kernel, U while it ran otherwise; P probe stops of whether it does, L
+# times it was found to after all": H Q U P L.
+stop_kinds() {
+	awk '$1 == "profiler:" && $3 == "samples" && $4 == "asked" {
+		h = $2
+		for (i = 5; i <= NF; i++) {
+			if ($i == "while" && $(i + 3) == "in") q = $(i - 1)
+			if ($i == "while" && $(i + 3) == "otherwise;") u = $(i - 1)
+			if ($i == "probe") p = $(i - 1)
+			if ($i == "times" && $(i + 1) == "it") l = $(i - 1)
+		}
+		print h, q, u, p, l
+	}' "$OUT"
+}
+
+# Holding only where it counts (src/sampler.c): bperf's loops never enter
+# the kernel, so after its first held samples and 4 clean probes (one
+# every 16 held samples) its stops are asked for while it runs; selftime's
+# getppid() every few microseconds keeps its thread held, and its probes
+# are few (one only after 16 held samples in a row outside the call).
+run_ctprof quiet -F 999 -v -- "$TARGETS/bperf" 2
+read -r held quiet other probes loud < <(stop_kinds)
+diag "bperf at 999 Hz: $held held, $quiet asked while it ran (quiet), $other otherwise, $probes probes, found loud $loud times"
+check "bperf: exit 0" is_status 0
+check "... at least 90% of its stops asked for while it ran, as code that does not enter the kernel" \
+	eval '[ -n "$quiet" ] && [ $((quiet * 10)) -ge $(((held + quiet + other) * 9)) ]'
+check "... and at most 200 held" eval '[ -n "$held" ] && [ "$held" -le 200 ]'
+run_ctprof loud -F 999 -v -- "$TARGETS/selftime" syscall 2
+read -r held quiet other probes loud < <(stop_kinds)
+diag "selftime syscall at 999 Hz: $held held, $quiet asked while it ran (quiet), $other otherwise, $probes probes, found loud $loud times"
+check "selftime syscall: its stops held, all but 10%" \
+	eval 'is_status 0 && [ -n "$held" ] && [ $((held * 10)) -ge $(((held + quiet + other) * 9)) ]'
+check "... and probes no more than 10% of them" eval '[ -n "$probes" ] && [ $((probes * 10)) -le "$held" ]'
 
 # Without a real-time priority (CAP_SYS_NICE dropped) there are no
 # helpers: the report says its stops were asked for while threads ran, and

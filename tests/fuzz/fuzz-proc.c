@@ -13,6 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *buf = malloc(size + 1);
 	struct proc_stat st;
+	uint64_t faults;
 	int cpu;
 
 	if (!buf)
@@ -20,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(buf, data, size);
 	buf[size] = '\0';
 	proc_stat_parse(buf, &st);
-	proc_state_parse(buf, &cpu);
+	proc_state_parse(buf, &cpu, &faults);
 	free(buf);
 	return 0;
 }

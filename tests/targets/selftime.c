@@ -1,4 +1,4 @@
-/* selftime MODE [SECONDS]: a program that knows where its own time goes,
+/* selftime MODE [SECONDS [QUIET]]: a program that knows where its own time goes,
  * to check a profiler's shares against.  For SECONDS (default 3) it loops
  * over a burst of pure arithmetic in arith_burst() and one call of
  * enter_kernel(), which enters the kernel exactly once:
@@ -10,6 +10,13 @@
  * On the 2-vCPU VM this was written on, a getppid costs about 0.19 us and
  * such a fault about 1.8 us: the call takes a few percent of the time in
  * syscall mode and about 20% in fault mode.
+ *
+ * With QUIET, it first spends QUIET seconds (by the clock) in quiet_first(),
+ * arithmetic that never enters the kernel (the clock is read through the
+ * vDSO): a profiler that samples such code differently from code that
+ * enters the kernel (ctprof, see "Holding only where it counts" in
+ * src/sampler.c) must see the change when the loop starts.  That time is
+ * in none of the loop's figures.
  *
  * It times both parts with the TSC and at exit prints, on stdout, the share
  * of its on-CPU time spent inside enter_kernel() (its callees, in user
@@ -87,6 +94,12 @@ OWN_FUNCTION static void arith_burst(unsigned long n)
 	for (unsigned long i = 0; i < n; i++)
 		x = x * 6364136223846793005UL + i;
 	sink = x;
+}
+
+/* Arithmetic and vDSO clock reads for SECS seconds: no kernel entry. */
+OWN_FUNCTION static void quiet_first(double secs)
+{
+	sink = SPIN_FOR(secs, 7);
 }
 
 /* One kernel entry: a first write to page if there is one, else getppid.
@@ -178,11 +191,13 @@ int main(int argc, char **argv)
 	int fault;
 
 	if (argc < 2 || (strcmp(argv[1], "syscall") && strcmp(argv[1], "fault"))) {
-		fprintf(stderr, "usage: selftime syscall|fault [SECONDS]\n");
+		fprintf(stderr, "usage: selftime syscall|fault [SECONDS [QUIET]]\n");
 		return 2;
 	}
 	fault = !strcmp(argv[1], "fault");
 	secs = arg_s(argc, argv, 2, 3.0);
+	if (argc > 3)
+		quiet_first(arg_s(argc, argv, 3, 0));
 	if (fault) {
 		pages.base = mmap(NULL, REGION, PROT_READ | PROT_WRITE,
 				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
