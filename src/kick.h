@@ -44,6 +44,29 @@
  * where nothing moved, the target was still stopped 34 us (median) a
  * sample, against 27 us with the helpers, and ran no faster.
  *
+ * A thread's CPU is held only while its code may enter the kernel
+ * ("Holding only where it counts" in sampler.c): a hold costs the
+ * thread's CPU its helper's wake-up, two switches and the hold.
+ *
+ * Two more ways were tried and measured on bench/gaps.c at 999 Hz (a loop
+ * that times its own gaps), and not kept:
+ *  - The helper keeping its CPU busy through the stop (SCHED_OTHER while
+ *    the thread runs into it, SCHED_FIFO again until the resume), so that
+ *    the resume does not have to wake a halted vCPU: the thread lost
+ *    38.7 us per sample against 60.4 us without (5 runs each); measured
+ *    again on a slower host, 92 and 97 us against 80 and 85 us (two sets
+ *    of seven alternating runs).  The helper's CPU per sample rose from
+ *    22-28 to 32-39 us.
+ *  - No helper: a perf_event_open task-clock counter on each thread,
+ *    whose overflow signals the thread itself (F_SETOWN_EX, F_SETSIG), so
+ *    that it enters a signal-delivery stop on its way out of the timer
+ *    interrupt, exactly where it was, and the tracer suppresses the
+ *    signal.  It lost 150-210 us per sample with the tracer asleep in
+ *    waitpid and 75-96 us with it polling (the timer alone, no signal:
+ *    20-25 us; the helpers then: about 90), it needs perf_event_open's
+ *    permission besides ptrace's, and a signal queued when ctprof is
+ *    killed reaches the target.
+ *
  * Bounds: a helper holds its CPU at most KICK_HOLD_MAX_NS per tick (less
  * at high rates: a quarter of the period), whether or not the sampler
  * comes; a helper that is not needed for a while parks on a futex and
