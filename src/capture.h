@@ -42,6 +42,7 @@ struct capture {
 	bool pending;                   /* ... unless it is given when its
 	                                 * thread is settled */
 	uint64_t slices;                /* times it got a CPU, read before the stop */
+	uint64_t start_ip;              /* its thread's start_ip (session.h) */
 };
 
 /* Copy N bytes at ADDR from C's stack copy into BUF.  Returns false,

@@ -35,6 +35,9 @@
 /* Bytes below the stack pointer a function may use without moving it (the
  * x86-64 ABI's red zone). */
 #define RED_ZONE 128
+/* A new thread's first instructions, from where clone returns to the call
+ * of its start function, lie within this many bytes (unwind_captures). */
+#define CLONE_CHILD_SPAN 32
 /* ctprof dump: threads asked to stop at a time, and the longest wait for
  * a batch (see interrupt_in_batches). */
 #define DUMP_BATCH 4
@@ -318,6 +321,7 @@ static struct capture *capture_thread(void *arg, struct thread *t)
 		return NULL;
 	c->target = tgt;
 	c->tid = t->tid;
+	c->start_ip = t->start_ip;
 	c->stall_ns = 0;
 	t0 = now_ns();
 	if (ptrace(PTRACE_GETREGS, t->tid, 0, &c->regs) < 0)
@@ -639,9 +643,13 @@ static void unwind_captures(struct sampler *sp)
 		 * or clone3 with the child's 0: its stack holds nothing yet,
 		 * and the CFI there is the parent's, or none (glibc ends
 		 * clone3's before the system call).  Taken at its first stop,
-		 * before it ran, it has -1 for the call. */
+		 * before it ran, it has -1 for the call; taken after it ran a
+		 * few instructions towards the call of its start function
+		 * (test, branch, align the stack: 17 bytes in glibc 2.36's
+		 * clone3), it is within CLONE_CHILD_SPAN of where it started. */
 		if (res == UNWIND_FAILED && n == 1 && c->regs.rax == 0 &&
 		    (c->regs.orig_rax == SYS_clone || c->regs.orig_rax == SYS_clone3 ||
+		     (c->start_ip && c->regs.rip - c->start_ip < CLONE_CHILD_SPAN) ||
 		     (c->regs.orig_rax == (unsigned long long)-1 &&
 		      maps_after_syscall(&c->target->maps, c->regs.rip))))
 			res = UNWIND_COMPLETE;

@@ -31,8 +31,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
 #include <sys/ptrace.h>
 #include <sys/signalfd.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -418,6 +420,8 @@ static void handle_status(struct session *s, pid_t tid, int status)
 		 * first stop (process_of_new). */
 		unsigned long msg = 0;
 
+		struct thread *child;
+
 		if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) == 0 && msg > 0 &&
 		    !thread_find(s, (pid_t)msg)) {
 			struct process *p = event != PTRACE_EVENT_CLONE ? process_add(s, (pid_t)msg)
@@ -427,6 +431,18 @@ static void handle_status(struct session *s, pid_t tid, int status)
 				thread_add(s, p, (pid_t)msg);
 				t = thread_find(s, tid);
 			}
+		}
+		/* A new thread runs on from where its creator's clone
+		 * returns, with no stack and often no CFI until it calls its
+		 * start function (see unwind_captures() in sampler.c). */
+		child = msg > 0 && event == PTRACE_EVENT_CLONE ? thread_find(s, (pid_t)msg) : NULL;
+		if (child && child->proc == t->proc && !child->start_ip) {
+			long ip;
+
+			errno = 0;
+			ip = ptrace(PTRACE_PEEKUSER, tid, offsetof(struct user_regs_struct, rip), 0);
+			if (errno == 0)
+				child->start_ip = (uint64_t)ip;
 		}
 		c = take_sample(s, t);
 		resume_sampled(s, t, 0, c);

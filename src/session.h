@@ -38,6 +38,8 @@ struct thread {
 	bool sample_wanted;     /* interrupted for a sample: its next stop is one */
 	bool exiting;           /* reported PTRACE_EVENT_EXIT */
 	uint64_t interrupt_ns;
+	uint64_t start_ip;      /* a thread made by clone: the PC it starts
+	                         * at, its creator's at the clone (0: unknown) */
 
 	/* The sampler's, for wall-clock mode and CPU-time weighting. */
 	int schedstat_fd;       /* /proc/PID/task/TID/schedstat, -1 until needed */

@@ -20,9 +20,11 @@ check "no frame is an address in data ([anon]+...)" bash -c "! grep -q '\\[anon\
 deepest=$(awk -F';' '{ if (NF > m) m = NF } END { print m + 0 }' "$TMP/churn.folded")
 diag "deepest chain: $deepest frames"
 check "no chain deeper than 20 frames (the real ones are under 10)" le "$deepest" 20
-# A new thread caught just back from clone3, and its parent stopped at the
-# clone event, sit where glibc's clone3 has no CFI: both are whole walks
-# (before: 3-6 of ~1000 failed with libunwind, 7-24 with libdw).
+# A new thread caught just back from clone3, or a few instructions on
+# towards the call of its start function, and its parent stopped at the
+# clone event, sit where glibc's clone3 has no CFI: all are whole walks
+# (before: 3-6 of ~1000 failed with libunwind, 7-24 with libdw; with the
+# new thread's first instructions counted failed, 0-4).
 failed=$(sed -n 's/^profiler: unwind .* \([0-9][0-9]*\) failed.*/\1/p' "$OUT")
 check "at most 2 walks failed (${failed:-no count in -v})" le "${failed:-99}" 2
 
