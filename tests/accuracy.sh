@@ -77,6 +77,33 @@ share_check() {
 	check "$what: enter_kernel's cum% is its own share +-3 points" near "$cum" "$own" 3
 }
 
+# A run whose loop was disturbed is made again, twice at most, and the
+# least disturbed of the runs is the one checked (on a busy host all three
+# may be: 21 to 26% left out in one CI run, which checked the last).
+# new_tries: before the first run.  try_done TRY: after run TRY, whose
+# target wrote its detail line to $DETAIL and its share to $TOUT; true if
+# the run was not disturbed.  use_best WHAT: go on with the least disturbed
+# run (OUT, ERR, RC, DETAIL and TOUT are set to it).
+new_tries() {
+	best_try= best_left=
+}
+try_done() {
+	local left
+	left=$(left_out "$DETAIL")
+	if [ -n "$left" ] && { [ -z "$best_try" ] || lt "$left" "$best_left"; }; then
+		best_try=$1 best_left=$left
+		best_out=$OUT best_err=$ERR best_rc=$RC best_detail=$DETAIL best_tout=$TOUT
+	fi
+	[ -n "$left" ] && lt "$left" 15 && return 0
+	diag "$2, run $1: ${left:-?}% of its loop left out, disturbed"
+	return 1
+}
+use_best() {
+	[ -n "$best_try" ] || return 0
+	OUT=$best_out ERR=$best_err RC=$best_rc DETAIL=$best_detail TOUT=$best_tout
+	[ "$best_try" = "$try" ] || diag "$1: run $best_try, the least disturbed ($best_left%), is the one checked"
+}
+
 plan 18
 
 # 5 s at 999 Hz: ~5000 samples, so that the sampling's own spread (about
@@ -87,15 +114,17 @@ plan 18
 # The target's own clock also says when something outside the profile
 # disturbed the run: it leaves out its iterations more than twice as long
 # as usual (ctprof's stops make about 9% of the loop; a busy host
-# machine, 19% in one CI run, where both figures were off).  Such a run is
-# no measure of the profile: it is made again, twice at most.
+# machine, 19% in one CI run, where both figures were off; on a slower
+# host, 7-8% without ctprof and 17-30% with it).  Such a run is no good
+# measure of the profile (see try_done).
 for mode in syscall fault; do
+	new_tries
 	for try in 1 2 3; do
-		run_ctprof "selftime-$mode" -F 999 -- "$TARGETS/selftime" "$mode" 5
-		left=$(left_out "$ERR")
-		[ -n "$left" ] && lt "$left" 15 && break
-		diag "selftime $mode, run $try: ${left:-?}% of its loop left out, disturbed: run again"
+		run_ctprof "selftime-$mode-$try" -F 999 -- "$TARGETS/selftime" "$mode" 5
+		DETAIL=$ERR TOUT=$OUT
+		try_done "$try" "selftime $mode" && break
 	done
+	use_best "selftime $mode"
 	own=$(own_share)
 	check "selftime $mode: exit 0, a report, the target's own share" \
 		eval 'is_status 0 && has_report && [ -n "$own" ]'
@@ -114,12 +143,13 @@ done
 
 # A first second that does not enter the kernel, then the loop.
 for mode in syscall fault; do
+	new_tries
 	for try in 1 2 3; do
-		run_ctprof "quiet-$mode" -F 999 -v -- "$TARGETS/selftime" "$mode" 3 1
-		left=$(left_out "$ERR")
-		[ -n "$left" ] && lt "$left" 15 && break
-		diag "selftime $mode after a quiet second, run $try: ${left:-?}% of its loop left out, disturbed: run again"
+		run_ctprof "quiet-$mode-$try" -F 999 -v -- "$TARGETS/selftime" "$mode" 3 1
+		DETAIL=$ERR TOUT=$OUT
+		try_done "$try" "selftime $mode after a quiet second" && break
 	done
+	use_best "selftime $mode after a quiet second"
 	own=$(own_share)
 	quiet=$(cum_pct quiet_first)
 	check "selftime $mode after a quiet second: exit 0, a report, its own share" \
@@ -134,25 +164,27 @@ done
 # its share over the whole run and the report's over those 2 s are both of
 # the same steady loop.
 if ptrace_works attach; then
+	new_tries
 	for try in 1 2 3; do
-		"$TARGETS/selftime" syscall 4 >"$TMP/attached.target" 2>"$TMP/attached.detail" &
+		"$TARGETS/selftime" syscall 4 >"$TMP/attached-$try.target" 2>"$TMP/attached-$try.detail" &
 		pid=$!
 		bg_started "$pid"
 		sleep 0.5
-		run_ctprof selftime-attached -F 999 -d 2 -p "$pid"
+		run_ctprof "selftime-attached-$try" -F 999 -d 2 -p "$pid"
 		report=$OUT ctprof_rc=$RC
 		wait_child "$pid" 30
-		left=$(left_out "$TMP/attached.detail")
-		[ -n "$left" ] && lt "$left" 15 && break
-		diag "selftime syscall attached, run $try: ${left:-?}% of its loop left out, disturbed: run again"
+		# OUT: ctprof's report; RC: the target's exit status.
+		OUT=$report RC="$ctprof_rc $RC" DETAIL=$TMP/attached-$try.detail TOUT=$TMP/attached-$try.target
+		try_done "$try" "selftime syscall attached" && break
 	done
+	use_best "selftime syscall attached"
+	ctprof_rc=${RC% *} RC=${RC#* }
 	check "attached to selftime syscall: exit 0 and a report" \
-		eval '[ "$ctprof_rc" = 0 ] && has_report "$report"'
-	own=$(own_share "$TMP/attached.target")
+		eval '[ "$ctprof_rc" = 0 ] && has_report "$OUT"'
+	own=$(own_share "$TOUT")
 	check "the target ran on, exit 0, and printed its share" \
 		eval 'is_status 0 && [ -n "$own" ]'
-	diag "$(grep '^selftime:' "$TMP/attached.detail")"
-	OUT=$report
+	diag "$(grep '^selftime:' "$DETAIL")"
 	share_check "selftime syscall, attached" "$own"
 else
 	skip "attached to selftime syscall: exit 0 and a report" "$PTRACE_WHY"
