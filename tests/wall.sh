@@ -27,7 +27,12 @@ check "server: the header says wall-clock" grep -q '^wall-clock profile over ' "
 running=$(awk '$1 == "running" { sub(/%,?$/, "", $2); print $2 }' "$OUT")
 waiting=$(awk '$1 == "running" { sub(/%$/, "", $NF); print $NF }' "$OUT")
 diag "running $running%, waiting $waiting%"
-check "server: mostly waiting (>= 80% in system calls)" ge "$waiting" 80
+# Its three threads use 2-2.5% of their time on a CPU (bare, by time(1)).
+# A thread seen blocked at the tick whose stop comes at the exit of the
+# call it waited in (a nanosleep whose time ran out as the stop woke it)
+# still waited at the tick: counted where it stopped, the client ran
+# 15-25% of the time with stops of 230 us.
+check "server: mostly waiting (>= 90% in system calls)" ge "$waiting" 90
 diag "reader cum $(cum_pct reader)%, server cum $(cum_pct server)%"
 awk '$5 == "[syscall:" { print $6, $2 }' "$OUT" >"$T/calls"
 diag "waits: $(sed 's/^/[syscall: /' "$T/calls" | tr '\n' ' ')"
