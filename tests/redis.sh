@@ -68,10 +68,11 @@ ratio=$(awk '/^on-CPU profile over/ {
 	if (c > 0) printf "%.2f", b / c }' "$OUT")
 diag "redis's samples / 999 Hz over its CPU time: ${ratio:-none}"
 # Not in the sanitizer build, as accuracy.sh's shares: its sampler used
-# 1.07 ms of CPU per sample at 999 Hz in CI, and there it sampled 0.28 and
-# 0.41 of redis's CPU time in two CI runs of four (its helpers waking
-# 16.9 us after the tick where 1.8 us is usual; 0.91-1.09 in 19 runs
-# outside CI; the normal build, 1.00-1.09).
+# 1.07 ms of CPU per sample at 999 Hz in CI, and in CI's full sanitizer
+# runs it sampled 0.28, 0.41 and 0.51 of redis's CPU time, in three runs
+# of three (its helpers waking 16.9 us after the tick where 1.8 us is
+# usual), where it passed before; 0.91-1.09 in 19 runs outside CI; the
+# normal build, 0.98-1.09.  Why is not known yet.
 if [ -n "${CTPROF_SANITIZED:-}" ]; then
 	skip "redis is sampled as often as it runs (samples / 999 Hz within 0.75-1.3 of its CPU time)" \
 		"sampling rates are checked in the normal build; this one checks memory and UB"
