@@ -51,6 +51,21 @@ profiled_bench() {
 	diag_file "$TMP/bench.txt"
 }
 
+# rate_of REPORT: samples / 999 Hz over the CPU time the kernel gave
+# redis, from "A s in samples, B s by 999 Hz sampling, C s accounted by
+# the kernel".
+rate_of() {
+	awk '/^on-CPU profile over/ {
+		for (i = 1; i <= NF; i++) {
+			if ($i == "by" && $(i + 2) == "Hz") b = $(i - 2)
+			if ($i == "accounted") c = $(i - 2)
+		}
+		if (c > 0) printf "%.2f", b / c }' "$1"
+}
+in_band() {
+	awk -v r="${1:-0}" 'BEGIN { exit !(r >= 0.75 && r <= 1.3) }'
+}
+
 # -v: should the sampling check fail, the report it prints says how the
 # sampler's stops went.
 profiled_bench "$TMP/redis.txt" -v
@@ -59,14 +74,21 @@ check "redis-benchmark completed (exit 0)" test "$brc" = 0
 check "SET and GET both ran" test "$(grep -c 'requests per second' "$TMP/bench.txt")" = 2
 check "ctprof exits 0 with a report" eval '[ "$crc" = 0 ] && has_report "$OUT"'
 check "redis's own code is in the profile ([$module])" grep -q "\\[$module\\]" "$OUT"
-# "A s in samples, B s by 999 Hz sampling, C s accounted by the kernel"
-ratio=$(awk '/^on-CPU profile over/ {
-	for (i = 1; i <= NF; i++) {
-		if ($i == "by" && $(i + 2) == "Hz") b = $(i - 2)
-		if ($i == "accounted") c = $(i - 2)
-	}
-	if (c > 0) printf "%.2f", b / c }' "$OUT")
+ratio=$(rate_of "$OUT")
 diag "redis's samples / 999 Hz over its CPU time: ${ratio:-none}"
+# A host that slows down for seconds moves the rate either way: in one
+# CI run whose syscalls took ten times as long as usual (ctprof's own
+# CPU 626 us a sample), 0.73; with a SCHED_FIFO thread per CPU spinning
+# 20-100 us every 100-400 us, 1.27-1.39, the helpers kept off the CPUs.
+# So a rate out of the band is measured once more, and the second run
+# is checked: a sampler that misses redis's ticks misses them in both.
+if [ -z "${CTPROF_SANITIZED:-}" ] && ! in_band "$ratio"; then
+	diag "--- out of the band: the sampler's figures, then a second run"
+	diag_file "$OUT"
+	profiled_bench "$TMP/redis2.txt" -v
+	ratio=$(rate_of "$OUT")
+	diag "second run: redis's samples / 999 Hz over its CPU time: ${ratio:-none}"
+fi
 # Not in the sanitizer build, as accuracy.sh's shares: its sampler used
 # 1.07 ms of CPU per sample at 999 Hz in CI, and in CI's full sanitizer
 # runs it sampled 0.28, 0.41 and 0.51 of redis's CPU time, in three runs
@@ -78,7 +100,7 @@ if [ -n "${CTPROF_SANITIZED:-}" ]; then
 		"sampling rates are checked in the normal build; this one checks memory and UB"
 else
 	check "redis is sampled as often as it runs (samples / 999 Hz within 0.75-1.3 of its CPU time)" \
-		awk -v r="${ratio:-0}" 'BEGIN { exit !(r >= 0.75 && r <= 1.3) }'
+		in_band "$ratio"
 fi
 check "redis's epoll_wait returned no EINTR" test "$(cat "$TMP/eintr")" = 0
 check "redis is left untraced and answering" \
