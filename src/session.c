@@ -28,10 +28,10 @@
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stddef.h>
 #include <sys/ptrace.h>
 #include <sys/signalfd.h>
 #include <sys/user.h>
@@ -419,7 +419,6 @@ static void handle_status(struct session *s, pid_t tid, int status)
 		 * this one.  A clone that made a process is left to that
 		 * first stop (process_of_new). */
 		unsigned long msg = 0;
-
 		struct thread *child;
 
 		if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) == 0 && msg > 0 &&
@@ -432,19 +431,21 @@ static void handle_status(struct session *s, pid_t tid, int status)
 				t = thread_find(s, tid);
 			}
 		}
+		c = take_sample(s, t);
 		/* A new thread runs on from where its creator's clone
 		 * returns, with no stack and often no CFI until it calls its
-		 * start function (see unwind_captures() in sampler.c). */
+		 * start function (see unwind_captures() in sampler.c): that
+		 * is the creator's PC now, in its sample's registers if this
+		 * stop took one. */
 		child = msg > 0 && event == PTRACE_EVENT_CLONE ? thread_find(s, (pid_t)msg) : NULL;
 		if (child && child->proc == t->proc && !child->start_ip) {
 			long ip;
 
 			errno = 0;
-			ip = ptrace(PTRACE_PEEKUSER, tid, offsetof(struct user_regs_struct, rip), 0);
+			ip = c ? (long)c->regs.rip : ptrace(PTRACE_PEEKUSER, tid, offsetof(struct user_regs_struct, rip), 0);
 			if (errno == 0)
 				child->start_ip = (uint64_t)ip;
 		}
-		c = take_sample(s, t);
 		resume_sampled(s, t, 0, c);
 		finish_sample(c, t);
 		break;
