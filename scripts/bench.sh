@@ -73,13 +73,15 @@
 #     directory) driven by redis-benchmark, ctprof attached with -p and
 #     perf recording the whole system (-a; its samples of redis kept: -p
 #     changes redis's event loop) for the benchmark's duration (and a run
-#     with neither; in all three, redis's voluntary context switches, CPU time and commands
-#     served are read before and after); Debian's /usr/bin/python3 on
-#     bench/pywork.py (dicts, strings, sorting, 30 rounds, ~9 s); sqlite3 on
-#     bench/sqlwork.sql three times (in memory: inserts, indexes, joins, GROUP BY,
-#     ~2.5 s).  With build/tests/selftime (`selftime syscall|fault S`,
-#     which times its own enter_kernel) the share of enter_kernel on the
-#     stack, ctprof's and perf's (--call-graph dwarf), beside the target's
+#     with neither; in all three, redis's voluntary context switches, CPU
+#     time and commands served are read before and after); Debian's
+#     /usr/bin/python3 on bench/pywork.py (dicts, strings, sorting, 30
+#     rounds, ~9 s); sqlite3 on bench/sqlwork.sql three times (in memory:
+#     inserts, indexes, joins, GROUP BY, ~2.5 s); both with the
+#     address-space layout fixed (setarch -R), as a random one moves their
+#     own profiles from run to run.  With build/tests/selftime (`selftime
+#     syscall|fault S`, which times its own enter_kernel) the share of
+#     enter_kernel on the stack, ctprof's and perf's (--call-graph dwarf), beside the target's
 #     own; with build/tests/ratio3 (three threads working 1:2:3 on the
 #     machine's CPUs, which print their own CPU times) the shares of
 #     work1..3 and their distance to the CPU times.  CPython and sqlite3
@@ -445,6 +447,15 @@ py_rounds=30
 # sqlite3's workload three times over, each in a new database (~7 s).
 sql_reads=(".read $tmp/sqlwork.sql" ".open :memory:" ".read $tmp/sqlwork.sql" ".open :memory:" ".read $tmp/sqlwork.sql")
 ratio3_args=()          # ratio3's own defaults
+# CPython and sqlite3 run with the same address-space layout every time
+# (setarch -R, which the profiler and so the program inherit): with the
+# layout random, two runs of sqlite3's workload under perf alone were
+# 0.04-0.10 apart (6 pairs of 4 runs; 0.041 from sampling alone), and
+# 0.041-0.045 with it fixed.  Where the heap and stacks fall changes
+# where the program's time goes, which is no profiler's doing.
+layout=()
+fixed_layout=()
+if setarch "$(uname -m)" -R true 2>/dev/null; then fixed_layout=(setarch "$(uname -m)" -R); fi
 real_names=()           # the workloads that ran, in report order
 declare -A real_title=() real_skip=()
 
@@ -574,7 +585,7 @@ same_run() {
 	local name=$1 comm=$2
 	shift 2
 	rm -f "$tmp/$name.same.pb.gz" "$tmp/$name.same.data"
-	run 180 perf record -q -a -e cpu-clock -F "$real_hz" -g -o "$tmp/$name.same.data" -- \
+	run 180 "${layout[@]}" perf record -q -a -e cpu-clock -F "$real_hz" -g -o "$tmp/$name.same.data" -- \
 		"$ctprof" ${unwopt[libunwind]} -F "$real_hz" -o "$tmp/$name.same.pb.gz" -- "$@"
 	perf script -i "$tmp/$name.same.data" --comm "$comm" -F tid,period,ip,sym,symoff,dso \
 		--no-inline --no-demangle >"$tmp/$name.same.$r.script" 2>/dev/null ||
@@ -612,10 +623,10 @@ profiled() {
 	shift 3
 	if [ "$tool" = ct ]; then
 		rm -f "$tmp/$name.pb.gz"
-		run 180 "$ctprof" ${unwopt[libunwind]} -F "$real_hz" -o "$tmp/$name.pb.gz" -- "$@"
+		run 180 "${layout[@]}" "$ctprof" ${unwopt[libunwind]} -F "$real_hz" -o "$tmp/$name.pb.gz" -- "$@"
 	else
 		rm -f "$tmp/$name.data"
-		run 180 perf record -q -e cpu-clock -F "$real_hz" $cg -o "$tmp/$name.data" -- "$@"
+		run 180 "${layout[@]}" perf record -q -e cpu-clock -F "$real_hz" $cg -o "$tmp/$name.data" -- "$@"
 	fi
 }
 
@@ -748,13 +759,17 @@ real_programs() {
 			for t in bare $(tools); do redis_profiled "$t"; done
 			flat redis ;;
 		python)
+			layout=("${fixed_layout[@]}")
 			for t in $(tools); do profiled python "$t" -g /usr/bin/python3 "$tmp/pywork.py" "$py_rounds"; done
 			flat python
-			same_run python python3 /usr/bin/python3 "$tmp/pywork.py" "$py_rounds" ;;
+			same_run python python3 /usr/bin/python3 "$tmp/pywork.py" "$py_rounds"
+			layout=() ;;
 		sqlite)
+			layout=("${fixed_layout[@]}")
 			for t in $(tools); do profiled sqlite "$t" -g sqlite3 :memory: "${sql_reads[@]}"; done
 			flat sqlite
-			same_run sqlite sqlite3 sqlite3 :memory: "${sql_reads[@]}" ;;
+			same_run sqlite sqlite3 sqlite3 :memory: "${sql_reads[@]}"
+			layout=() ;;
 		selftime-*)
 			# The callers of the leaf count: perf must unwind the whole
 			# stack of a binary built without frame pointers.
