@@ -78,8 +78,9 @@
 #     /usr/bin/python3 on bench/pywork.py (dicts, strings, sorting, 30
 #     rounds, ~9 s); sqlite3 on bench/sqlwork.sql three times (in memory:
 #     inserts, indexes, joins, GROUP BY, ~2.5 s); both with the
-#     address-space layout fixed (setarch -R), as a random one moves their
-#     own profiles from run to run.  With build/tests/selftime (`selftime
+#     address-space layout fixed (setarch -R), a clean environment (env
+#     -i) and, for CPython, fixed string hashes (PYTHONHASHSEED=0), as
+#     each of these moves their own profiles from run to run.  With build/tests/selftime (`selftime
 #     syscall|fault S`, which times its own enter_kernel) the share of
 #     enter_kernel on the stack, ctprof's and perf's (--call-graph dwarf), beside the target's
 #     own; with build/tests/ratio3 (three threads working 1:2:3 on the
@@ -447,15 +448,21 @@ py_rounds=30
 # sqlite3's workload three times over, each in a new database (~7 s).
 sql_reads=(".read $tmp/sqlwork.sql" ".open :memory:" ".read $tmp/sqlwork.sql" ".open :memory:" ".read $tmp/sqlwork.sql")
 ratio3_args=()          # ratio3's own defaults
-# CPython and sqlite3 run with the same address-space layout every time
-# (setarch -R, which the profiler and so the program inherit): with the
-# layout random, two runs of sqlite3's workload under perf alone were
-# 0.04-0.10 apart (6 pairs of 4 runs; 0.041 from sampling alone), and
-# 0.041-0.045 with it fixed.  Where the heap and stacks fall changes
-# where the program's time goes, which is no profiler's doing.
+# CPython and sqlite3 run the same way every time, so that what moves
+# between runs is the profilers: the same address-space layout (setarch
+# -R, which the profiler and so the program inherit), the same small
+# environment (env -i: perf adds five variables to its command's, which
+# moves the stack by 0x70 bytes), and for CPython the same string hashes
+# (PYTHONHASHSEED=0; each run draws its own otherwise).  Two runs of
+# sqlite3's workload under perf alone were 0.04-0.10 apart with the
+# layout random (0.041 from sampling alone), 0.041-0.045 with it fixed;
+# CPython's, 0.054-0.075 with the layout and environment fixed, and
+# 0.027-0.036 with the hashes too (0.034 from sampling alone).
 layout=()
 fixed_layout=()
 if setarch "$(uname -m)" -R true 2>/dev/null; then fixed_layout=(setarch "$(uname -m)" -R); fi
+sql_env=(env -i PATH=/usr/bin:/bin LANG=C.UTF-8)
+py_env=("${sql_env[@]}" PYTHONHASHSEED=0)
 real_names=()           # the workloads that ran, in report order
 declare -A real_title=() real_skip=()
 
@@ -760,15 +767,15 @@ real_programs() {
 			flat redis ;;
 		python)
 			layout=("${fixed_layout[@]}")
-			for t in $(tools); do profiled python "$t" -g /usr/bin/python3 "$tmp/pywork.py" "$py_rounds"; done
+			for t in $(tools); do profiled python "$t" -g "${py_env[@]}" /usr/bin/python3 "$tmp/pywork.py" "$py_rounds"; done
 			flat python
-			same_run python python3 /usr/bin/python3 "$tmp/pywork.py" "$py_rounds"
+			same_run python python3 "${py_env[@]}" /usr/bin/python3 "$tmp/pywork.py" "$py_rounds"
 			layout=() ;;
 		sqlite)
 			layout=("${fixed_layout[@]}")
-			for t in $(tools); do profiled sqlite "$t" -g sqlite3 :memory: "${sql_reads[@]}"; done
+			for t in $(tools); do profiled sqlite "$t" -g "${sql_env[@]}" sqlite3 :memory: "${sql_reads[@]}"; done
 			flat sqlite
-			same_run sqlite sqlite3 sqlite3 :memory: "${sql_reads[@]}"
+			same_run sqlite sqlite3 "${sql_env[@]}" sqlite3 :memory: "${sql_reads[@]}"
 			layout=() ;;
 		selftime-*)
 			# The callers of the leaf count: perf must unwind the whole
