@@ -42,6 +42,8 @@ struct capture {
 	bool pending;                   /* ... unless it is given when its
 	                                 * thread is settled */
 	uint64_t slices;                /* times it got a CPU, read before the stop */
+	bool held;                      /* its stop was asked for with its CPU
+	                                 * held (by a helper, or the sampler) */
 	uint64_t start_ip;              /* its thread's start_ip (session.h) */
 };
 

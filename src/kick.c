@@ -42,7 +42,11 @@
 /* A helper not needed for this long parks. */
 #define KICK_PARK_NS 50000000ULL
 
-enum { PH_NONE, PH_HELD, PH_FREE, PH_GAVEUP };
+/* PH_ASKING: held, and the sampler is asking the CPU's threads to stop
+ * (kicker_claim()): the helper does not give up then, unless the hold
+ * has lasted KICK_ASK_MAX times hold_max_ns. */
+enum { PH_NONE, PH_HELD, PH_FREE, PH_GAVEUP, PH_ASKING };
+#define KICK_ASK_MAX 2
 #define STATE(n, ph) (((n) << 2) | (uint64_t)(ph))
 
 struct kick_slot {
@@ -85,10 +89,12 @@ static uint64_t park_after(const struct kicker *k)
 }
 
 /* Hold the CPU for tick N (woken at NOW, meant to wake at T) until the
- * sampler frees it, or for hold_max_ns at most. */
+ * sampler frees it, or for hold_max_ns at most; KICK_ASK_MAX times that
+ * if the sampler has begun to ask the CPU's threads to stop. */
 static void hold(struct kick_slot *s, uint64_t n, uint64_t t, uint64_t now)
 {
 	uint64_t cur = atomic_load(&s->state), deadline = t + s->k->hold_max_ns;
+	uint64_t last = t + KICK_ASK_MAX * s->k->hold_max_ns;
 
 	/* Not needed at this tick; or, if the sampler has not yet said,
 	 * not at the last one either: no CPU is taken on a guess that the
@@ -98,11 +104,17 @@ static void hold(struct kick_slot *s, uint64_t n, uint64_t t, uint64_t now)
 	atomic_store(&s->since_ns, now);
 	if (!atomic_compare_exchange_strong(&s->state, &cur, STATE(n, PH_HELD)))
 		return;         /* freed just now */
-	while (atomic_load_explicit(&s->state, memory_order_acquire) == STATE(n, PH_HELD)) {
-		if (now_ns() > deadline) {
-			cur = STATE(n, PH_HELD);
-			atomic_compare_exchange_strong(&s->state, &cur, STATE(n, PH_GAVEUP));
+	for (;;) {
+		cur = atomic_load_explicit(&s->state, memory_order_acquire);
+		if (cur != STATE(n, PH_HELD) && cur != STATE(n, PH_ASKING))
 			return;
+		now = now_ns();
+		/* Given up only while the sampler is not asking, unless it
+		 * stalls there (a stop request does not take that long). */
+		if ((now > deadline && cur == STATE(n, PH_HELD)) || now > last) {
+			if (atomic_compare_exchange_strong(&s->state, &cur, STATE(n, PH_GAVEUP)))
+				return;
+			continue;
 		}
 		__builtin_ia32_pause();
 	}
@@ -270,11 +282,22 @@ bool kicker_wait_hold(struct kicker *k, int cpu, uint64_t n, uint64_t deadline_n
 	}
 }
 
-bool kicker_let_go(struct kicker *k, int cpu, uint64_t n)
+bool kicker_claim(struct kicker *k, int cpu, uint64_t n)
 {
 	struct kick_slot *s = &k->slots[cpu];
 	uint64_t cur = STATE(n, PH_HELD);
 
+	return atomic_compare_exchange_strong(&s->state, &cur, STATE(n, PH_ASKING));
+}
+
+bool kicker_let_go(struct kicker *k, int cpu, uint64_t n)
+{
+	struct kick_slot *s = &k->slots[cpu];
+	uint64_t cur = STATE(n, PH_ASKING);
+
+	if (atomic_compare_exchange_strong(&s->state, &cur, STATE(n, PH_FREE)))
+		return true;
+	cur = STATE(n, PH_HELD);
 	if (atomic_compare_exchange_strong(&s->state, &cur, STATE(n, PH_FREE)))
 		return true;
 	atomic_store(&s->state, STATE(n, PH_FREE));

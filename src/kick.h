@@ -69,7 +69,8 @@
  *
  * Bounds: a helper holds its CPU at most KICK_HOLD_MAX_NS per tick (less
  * at high rates: a quarter of the period), whether or not the sampler
- * comes; a helper that is not needed for a while parks on a futex and
+ * comes, and twice that if the sampler has claimed the hold
+ * (kicker_claim()) and not yet let go; a helper that is not needed for a while parks on a futex and
  * costs nothing; helpers are threads of ctprof, so they die with it,
  * SIGKILL included.
  */
@@ -124,6 +125,10 @@ void kicker_skip(struct kicker *k, int cpu, uint64_t n);
  * took the CPU, or false. */
 bool kicker_wait_hold(struct kicker *k, int cpu, uint64_t n, uint64_t deadline_ns, uint64_t *since_ns);
 
+/* CPU's helper holds it for tick N: keep it so, past its own limit if
+ * need be, until kicker_let_go(), while its threads are asked to stop.
+ * False if the helper has given up (its threads run). */
+bool kicker_claim(struct kicker *k, int cpu, uint64_t n);
 /* Let CPU go after tick N's stops were asked for.  Returns true if the
  * helper still held it then (the stops land where the threads were
  * preempted), false if it had given up (held longer than allowed). */

@@ -32,6 +32,12 @@ struct sampler_stats {
 	uint64_t quiet;                 /* ... asked to stop while running, of
 	                                 * threads seen not to enter the
 	                                 * kernel (judge_unheld() in sampler.c) */
+	uint64_t put_off;               /* stops not asked for: a helper was
+	                                 * wanted and did not hold the CPU */
+	uint64_t gave_up;               /* holds a helper gave up before the
+	                                 * sampler came to ask for the stops */
+	uint64_t not_held;              /* stops asked for as held that found
+	                                 * the thread running (not counted) */
 	uint64_t probes;                /* stops to see whether a thread is
 	                                 * quiet: not counted as samples */
 	uint64_t loud;                  /* quiet threads found entering the

@@ -223,7 +223,7 @@ static void resume_sampled(struct session *s, struct thread *t, int sig, const s
 
 	resume(s, t, sig);
 	if (c) {
-		uint64_t t1 = now_ns(), slices;
+		uint64_t t1 = now_ns();
 
 		s->resume_ns += t1 - t0;
 		/* Asked for by the capture: its CPU time and time waiting for
@@ -233,7 +233,7 @@ static void resume_sampled(struct session *s, struct thread *t, int sig, const s
 		 * the resume is left out, and the sampler's next check of it
 		 * is only stricter. */
 		if (t->resumed_ns)
-			t->resumed_ns = proc_schedstat(t->schedstat_fd, &t->stop_run, &t->stop_wait, &slices) == 0 ? t1 : 0;
+			t->resumed_ns = proc_schedstat(t->schedstat_fd, &t->stop_run, &t->stop_wait, &t->stop_slices) == 0 ? t1 : 0;
 	}
 }
 

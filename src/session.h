@@ -58,6 +58,7 @@ struct thread {
 	uint64_t stop_run;      /* its CPU time and time waiting for a CPU */
 	uint64_t stop_wait;     /* ... as its last sample's stop ended, and */
 	uint64_t resumed_ns;    /* ... when: all three 0 if not read */
+	uint64_t stop_slices;   /* ... and the times it got a CPU then */
 	uint64_t last_slices;   /* ... unchanged while it waits */
 	bool idle_known;        /* on-CPU: seen blocked, with idle_slices */
 	uint64_t idle_slices;   /* ... it has not run while these stay */
@@ -85,6 +86,9 @@ struct thread {
 	unsigned clean_need;    /* ... needed to call it quiet (0: the first) */
 	uint64_t carry;         /* ticks of its stops not counted, for its
 	                         * next sample */
+	unsigned put_off;       /* ticks in a row its stop was put off, its
+	                         * CPU not held, since its last held stop
+	                         * (put_off() in sampler.c) */
 	bool faulting;          /* its page faults come too often */
 	bool flt_known;         /* flt_mark and flt_run are set */
 	uint64_t flt_mark;      /* its page faults (minor and major) ... */
