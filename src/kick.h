@@ -70,9 +70,9 @@
  * Bounds: a helper holds its CPU at most KICK_HOLD_MAX_NS per tick (less
  * at high rates: a quarter of the period), whether or not the sampler
  * comes, and twice that if the sampler has claimed the hold
- * (kicker_claim()) and not yet let go; a helper that is not needed for a while parks on a futex and
- * costs nothing; helpers are threads of ctprof, so they die with it,
- * SIGKILL included.
+ * (kicker_claim()) and not yet let go; a helper that is not needed for a
+ * while parks on a futex and costs nothing; helpers are threads of
+ * ctprof, so they die with it, SIGKILL included.
  */
 #ifndef CTPROF_KICK_H
 #define CTPROF_KICK_H
