@@ -156,7 +156,15 @@ check "the target's work is correct" grep -q 'mismatches 0' "$TMP/crunch.out"
 # new thread, so tables kept for the whole run grow without end (with the
 # samples of each interval copied out rather than moved: +5.6 MiB from 7 s
 # to 24 s).  Anonymous memory only: the debug info ctprof maps is read in
-# as it is used.
+# as it is used.  A leak grows in both halves of 7-24 s; what does not
+# grow in both is a one-time step: the first time a sample lands in a
+# module with no debug info on disk (here the vDSO, whenever churn is
+# first caught in clock_gettime), libdw dlopens libdebuginfod and with it
+# 28 libraries (libcurl, gnutls, libcrypto...), whose relocated data is
+# about 1 MiB of anonymous memory, even with DEBUGINFOD_URLS unset; the
+# rest creeps as malloc's arenas settle (19.2 MiB at 2 minutes, 19.3 at
+# 10 in README's long run).  Seen over 7-24 s: +48 to +1372 KiB, once
+# +3076 (a bound of 3 MiB on it failed).
 if [ -n "${CTPROF_SANITIZED:-}" ]; then
 	skip "churn, 25 s in 0.1 s intervals" "memory is not measured in the sanitizer build"
 	skip "memory stays bounded" "AddressSanitizer's quarantine holds freed memory; LeakSanitizer checks leaks there"
@@ -167,16 +175,19 @@ else
 	c=$!
 	sleep 7
 	r1=$(rss_kib "$c")
-	sleep 17
+	sleep 8.5
 	r2=$(rss_kib "$c")
+	sleep 8.5
+	r3=$(rss_kib "$c")
 	wait "$c"
 	rc=$?
 	OUT=$TMP/mem.out ERR=$TMP/mem.err
 	n=$(ls "$TMP/m" | wc -l)
-	diag "ctprof anonymous memory ${r1} KiB at 7 s, ${r2} KiB at 24 s; $n files"
+	diag "ctprof anonymous memory ${r1} KiB at 7 s, ${r2} KiB at 15.5 s, ${r3} KiB at 24 s; $n files"
 	check "churn, 25 s in 0.1 s intervals: exit 0, about 250 files" eval '[ "$rc" = 0 ] && ge "$n" 240 && le "$n" 252'
-	check "memory stays bounded: at most 3 MiB more from 7 s to 24 s" \
-		eval '[ -n "$r1" ] && [ -n "$r2" ] && le "$((r2 - r1))" 3072'
+	check "memory stays bounded: at most 1 MiB more in one of 7-15.5 s and 15.5-24 s" \
+		eval '[ -n "$r1" ] && [ -n "$r2" ] && [ -n "$r3" ] &&
+			{ le "$((r2 - r1))" 1024 || le "$((r3 - r2))" 1024; }'
 fi
 
 # ---- bad input -------------------------------------------------------------
