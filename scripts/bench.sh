@@ -73,9 +73,10 @@
 #     directory) driven by redis-benchmark, ctprof attached with -p and
 #     perf recording the whole system (-a; its samples of redis kept: -p
 #     changes redis's event loop) for the benchmark's duration (and a run
-#     with neither; in all three, redis's voluntary context switches, CPU
-#     time and commands served are read before and after); Debian's
-#     /usr/bin/python3 on bench/pywork.py (dicts, strings, sorting, 30
+#     with neither, and one with ctprof attached while perf -a records:
+#     two profiles of one run; in each, redis's voluntary context
+#     switches, CPU time and commands served are read before and after);
+#     Debian's /usr/bin/python3 on bench/pywork.py (dicts, strings, sorting, 30
 #     rounds, ~9 s); sqlite3 on bench/sqlwork.sql three times (in memory:
 #     inserts, indexes, joins, GROUP BY, ~2.5 s); both with the
 #     address-space layout fixed (setarch -R), a clean environment (env
@@ -86,7 +87,8 @@
 #     own; with build/tests/ratio3 (three threads working 1:2:3 on the
 #     machine's CPUs, which print their own CPU times) the shares of
 #     work1..3 and their distance to the CPU times.  CPython and sqlite3
-#     also run under ctprof while perf record -a records the whole system:
+#     also run under ctprof while perf record -a records the whole system
+#     (as redis does):
 #     ctprof against perf in the same run (measurement alone), and perf
 #     there against perf alone (what ctprof's stops change).  Each of these
 #     is skipped, with a note, when its program is missing.
@@ -603,12 +605,19 @@ same_run() {
 # same_pooled NAME: same_run's two comparisons, every repetition pooled.
 same_pooled() {
 	local name=$1 ct="" same="" alone="" i f
-	rm -f "$tmp/$name.same.pooled.script"
+	local -a b
+	rm -f "$tmp/$name.same.pooled.script" "$tmp/$name.alone.pooled.script"
 	for ((i = 0; i < reps; i++)); do
-		[ -f "$tmp/$name.same.$i.pb.gz" ] && [ -f "$tmp/$name.$i.data" ] || continue
+		[ -f "$tmp/$name.same.$i.pb.gz" ] || continue
+		if [ -f "$tmp/$name.$i.script" ]; then    # perf alone recorded -a
+			cat "$tmp/$name.$i.script" >>"$tmp/$name.alone.pooled.script"
+		elif [ -f "$tmp/$name.$i.data" ]; then
+			alone=$alone${alone:+,}$tmp/$name.$i.data
+		else
+			continue
+		fi
 		ct=$ct${ct:+,}$tmp/$name.same.$i.pb.gz
 		same=$same${same:+,}$tmp/$name.same.$i.script
-		alone=$alone${alone:+,}$tmp/$name.$i.data
 		cat "$tmp/$name.same.$i.script" >>"$tmp/$name.same.pooled.script"
 	done
 	[ -n "$ct" ] || return 0
@@ -617,7 +626,8 @@ same_pooled() {
 	put "$name.stvd" "$(awk -F'\t' '$1 == "#distance" { print $2 }' "$f")"
 	put "$name.snoise" "$(awk -F'\t' '$1 == "#noise" { print $2 }' "$f")"
 	f=$res/$name.tsv.moved
-	"${flatcmp[@]}" --tsv "$same" "$alone" >"$f" 2>/dev/null || return 0
+	if [ -n "$alone" ]; then b=("$alone"); else b=(--perf-script "$tmp/$name.alone.pooled.script"); fi
+	"${flatcmp[@]}" --tsv "$same" "${b[@]}" >"$f" 2>/dev/null || return 0
 	put "$name.mtvd" "$(awk -F'\t' '$1 == "#distance" { print $2 }' "$f")"
 	put "$name.mnoise" "$(awk -F'\t' '$1 == "#noise" { print $2 }' "$f")"
 }
@@ -683,10 +693,20 @@ redis_loop() {
 # its system calls (tracepoints at every entry) made ctprof's profile of
 # it 0.33 from perf's in a run where 0.10 was usual.
 redis_profiled() {
-	local tool=$1 pid= rc=0 prc=0 v0 v1 r0 r1 c0 c1 stops=0
+	local tool=$1 pid= ppid= rc=0 prc=0 pprc=0 v0 v1 r0 r1 c0 c1 stops=0
 	if [ "$tool" = bare ]; then
 		:
-	elif [ "$tool" = ct ]; then
+	elif [ "$tool" = ct ] || [ "$tool" = same ]; then
+		if [ "$tool" = same ]; then
+			# Both at once: perf -a started first, so that it records
+			# all of ctprof's time attached.
+			rm -f "$tmp/redis.same.data"
+			perf record -q -a -e cpu-clock -F "$real_hz" -g -o "$tmp/redis.same.data" \
+				>"$tmp/perf.out" 2>"$tmp/perf.err" &
+			ppid=$!
+			bg_pids+=("$ppid")
+			sleep 0.5
+		fi
 		rm -f "$tmp/redis.pb.gz" "$tmp/redis.txt"
 		"$ctprof" ${unwopt[libunwind]} -F "$real_hz" -p "$redis_pid" -v -o "$tmp/redis.pb.gz" \
 			-o "$tmp/redis.txt" >"$tmp/prof.out" 2>"$tmp/prof.err" &
@@ -715,14 +735,28 @@ redis_profiled() {
 		kill -INT "$pid" 2>/dev/null || true
 		wait "$pid" || prc=$?
 	fi
+	if [ -n "$ppid" ]; then
+		kill -INT "$ppid" 2>/dev/null || true
+		wait "$ppid" || pprc=$?
+		case $pprc in
+		0|130) ;;
+		*) tail -5 "$tmp/perf.err" >&2; die "perf record -a beside ctprof failed with status $pprc" ;;
+		esac
+	fi
 	[ "$rc" -eq 0 ] || { tail -5 "$tmp/err" >&2; die "redis-benchmark failed with status $rc"; }
 	if [ "$tool" = perf ] && [ "$prc" -eq 0 -o "$prc" -eq 130 ]; then
 		perf script -i "$tmp/redis.data" --pid "$redis_pid" -F tid,period,ip,sym,symoff,dso \
 			--no-inline --no-demangle >"$tmp/redis.script" 2>/dev/null ||
 			die "perf script failed on the system-wide profile of redis-server"
 	fi
+	if [ "$tool" = same ] && [ "$prc" -eq 0 ]; then
+		perf script -i "$tmp/redis.same.data" --pid "$redis_pid" -F tid,period,ip,sym,symoff,dso \
+			--no-inline --no-demangle >"$tmp/redis.same.$r.script" 2>/dev/null ||
+			die "perf script failed on the system-wide profile of redis-server under ctprof"
+		cp "$tmp/redis.pb.gz" "$tmp/redis.same.$r.pb.gz"
+	fi
 	# ctprof's stops are voluntary switches too: its -v lines count them.
-	if [ "$tool" = ct ] && [ -s "$tmp/redis.txt" ]; then
+	if [ "$tool" = ct -o "$tool" = same ] && [ -s "$tmp/redis.txt" ]; then
 		stops=$(awk '/^profiler: / {
 			for (i = 2; i <= NF; i++) {
 				if ($i == "samples" && $(i + 1) == "asked") n += $(i - 1)
@@ -740,7 +774,7 @@ redis_profiled() {
 	[ "$tool" != bare ] || return 0
 	# perf ends by raising SIGINT again once its file is written (130).
 	case $tool:$prc in
-	ct:0|perf:0|perf:130) ;;
+	ct:0|same:0|perf:0|perf:130) ;;
 	*) tail -5 "$tmp/prof.err" >&2; die "$tool attached to redis-server failed with status $prc" ;;
 	esac
 }
@@ -764,7 +798,8 @@ real_programs() {
 		redis)
 			[ -n "${redis_pid:-}" ] || redis_start
 			for t in bare $(tools); do redis_profiled "$t"; done
-			flat redis ;;
+			flat redis
+			redis_profiled same ;;
 		python)
 			layout=("${fixed_layout[@]}")
 			for t in $(tools); do profiled python "$t" -g "${py_env[@]}" /usr/bin/python3 "$tmp/pywork.py" "$py_rounds"; done
@@ -888,10 +923,10 @@ EOF
 			"$(med "$name.pnoise" %.3f)" "$(med "$name.ct_n" %.0f)" "$(med "$name.perf_n" %.0f)"
 	done
 	echo
-	if [ -n "${real_title[python]:-}${real_title[sqlite]:-}" ]; then
+	if [ -n "${real_title[redis]:-}${real_title[python]:-}${real_title[sqlite]:-}" ]; then
 		printf 'The same workloads once more in each repetition, under ctprof while `perf record -a -e cpu-clock -g` (%s Hz) records the whole system, its samples of the workload kept: two profiles of one run, all repetitions pooled.  ctprof against perf in the same runs is the error of measurement alone, with no difference between runs in it.  perf with ctprof attached against perf alone (its runs above) is what ctprof'"'"'s stops change in the target, with the runs'"'"' own differences.\n\n' "$real_hz"
 		printf '| workload | ctprof against perf, same runs | from sampling alone | perf with ctprof against perf alone | from sampling alone |\n| --- | --- | --- | --- | --- |\n'
-		for name in python sqlite; do
+		for name in redis python sqlite; do
 			[ -n "${real_title[$name]:-}" ] || continue
 			same_pooled "$name"
 			printf '| %s | %s | %s | %s | %s |\n' "${real_title[$name]}" "$(med "$name.stvd" %.3f)" \
@@ -907,11 +942,11 @@ EOF
 	done
 	if [ -n "${real_title[redis]:-}" ]; then
 		printf "redis's own event loop in the same runs, and in a run with no profiler attached: how often it waited in epoll_wait per command served (its voluntary context switches, less ctprof's stops), and its CPU time per command. A profiler that changes how many requests one epoll_wait returns changes the profile it takes.\n\n"
-		printf '| | no profiler | ctprof | perf record -a |\n| --- | --- | --- | --- |\n'
-		printf '| waits in epoll_wait per command | %s | %s | %s |\n' "$(med redis.bare.waits %.3f)" \
-			"$(med redis.ct.waits %.3f)" "$(med redis.perf.waits %.3f)"
-		printf '| CPU time per command | %s | %s | %s |\n\n' "$(us redis.bare.cpu_req)" \
-			"$(us redis.ct.cpu_req)" "$(us redis.perf.cpu_req)"
+		printf '| | no profiler | ctprof | perf record -a | both |\n| --- | --- | --- | --- | --- |\n'
+		printf '| waits in epoll_wait per command | %s | %s | %s | %s |\n' "$(med redis.bare.waits %.3f)" \
+			"$(med redis.ct.waits %.3f)" "$(med redis.perf.waits %.3f)" "$(med redis.same.waits %.3f)"
+		printf '| CPU time per command | %s | %s | %s | %s |\n\n' "$(us redis.bare.cpu_req)" \
+			"$(us redis.ct.cpu_req)" "$(us redis.perf.cpu_req)" "$(us redis.same.cpu_req)"
 	fi
 	for name in selftime-syscall selftime-fault; do
 		[ -n "${real_title[$name]:-}" ] || continue
