@@ -686,7 +686,9 @@ redis_loop() {
 
 # redis_profiled TOOL: TOOL attached to redis-server from just before
 # redis-benchmark starts until it ends (SIGINT then, as Ctrl-C would); TOOL
-# bare: nothing attached.  Around the benchmark, redis's voluntary context
+# bare: nothing attached; TOOL same: ctprof attached while perf -a
+# records, their profiles kept as redis.same.R.pb.gz and .script for
+# same_pooled.  Around the benchmark, redis's voluntary context
 # switches (each a wait in epoll_wait, or a stop of ctprof's), its CPU time
 # and the commands it served are read, for how the profiler changed
 # redis's own event loop.  Nothing else is attached: perf stat counting
