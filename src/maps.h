@@ -23,6 +23,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* glibc's _init or _fini (crti.o's prologue, crtn.o's epilogue), by ELF
+ * address: [lo, body) runs before the prologue's stack adjustment,
+ * [body, ret) after it, ret is the epilogue's ret. */
+struct crt_code {
+	uint64_t lo, body, ret;
+};
+
 struct module {
 	char *path;                     /* as /proc/PID/maps names it, "[vdso]" */
 	const char *name;               /* basename of path, inside path */
@@ -49,6 +56,10 @@ struct module {
 	bool go_top_read;
 	uint64_t (*go_top)[2];
 	size_t ngo_top;
+	/* Its _init and _fini, code with no CFI (unwind.c). */
+	bool crt_read;
+	struct crt_code crt[2];
+	unsigned ncrt;
 	/* No file: the anonymous memory (JIT code) of one process of a run
 	 * that follows forks, but the first's (whose is module 0, named by
 	 * struct maps), so that two processes' addresses are two keys.  The

@@ -42,6 +42,8 @@ struct ld_state {
 	bool truncated;
 	bool bad_sp;
 	bool go_top;                    /* stopped at one of Go's top frames */
+	bool crt;                       /* stopped at _init or _fini: go on
+	                                 * from the registers in regs */
 	uint64_t last_sp;
 };
 
@@ -219,6 +221,44 @@ static bool go_top_frame(struct ld_state *st, uint64_t pc)
 	return mp && unwind_go_top_frame(maps_module(st->maps, mp->module), pc - mp->bias);
 }
 
+/* Is the frame at PC (exact for a leaf, the return address for a caller)
+ * in _init or _fini, which have no CFI?  libdwfl would step out of them by
+ * frame pointer, which they do not keep.  If so, and the return address
+ * at unwind_crt_cfa's offset is code just after a call, the registers of
+ * the caller's frame are put in st->regs, for the walk to go on from
+ * there (ld_walk): the code saves none, so the callee-saved ones are the
+ * frame's, as far as libdwfl knows them. */
+static bool crt_frame(struct ld_state *st, Dwfl_Frame *frame, Dwarf_Addr pc)
+{
+	const struct mapping *mp = maps_find(st->maps, pc);
+	unsigned off = mp ? unwind_crt_cfa(maps_module(st->maps, mp->module), pc - mp->bias) : 0;
+	Dwarf_Word sp, v;
+	uint64_t ra;
+
+	if (!off || dwfl_frame_reg(frame, 7, &sp) != 0 ||
+	    !capture_read(st->cap, sp + off - 8, &ra, sizeof(ra)) ||
+	    !maps_after_call(st->maps, ra))
+		return false;
+	/* DWARF numbers: rbx 3, rbp 6, r12-r15 12-15. */
+	if (dwfl_frame_reg(frame, 3, &v) == 0)
+		st->regs.rbx = v;
+	if (dwfl_frame_reg(frame, 6, &v) == 0)
+		st->regs.rbp = v;
+	if (dwfl_frame_reg(frame, 12, &v) == 0)
+		st->regs.r12 = v;
+	if (dwfl_frame_reg(frame, 13, &v) == 0)
+		st->regs.r13 = v;
+	if (dwfl_frame_reg(frame, 14, &v) == 0)
+		st->regs.r14 = v;
+	if (dwfl_frame_reg(frame, 15, &v) == 0)
+		st->regs.r15 = v;
+	/* As in leaf_walk, the caller's frame is an activation. */
+	st->regs.rip = ra - 1;
+	st->regs.rsp = sp + off;
+	st->crt = true;
+	return true;
+}
+
 static int ld_frame(Dwfl_Frame *frame, void *arg)
 {
 	struct ld_state *st = arg;
@@ -252,6 +292,8 @@ static int ld_frame(Dwfl_Frame *frame, void *arg)
 		st->truncated = true;
 		return DWARF_CB_ABORT;
 	}
+	if (crt_frame(st, frame, pc))
+		return DWARF_CB_ABORT;
 	/* libdwfl would go on past Go's first frame of a stack, into
 	 * whatever the words above it were. */
 	if (go_top_frame(st, st->pcs[st->n - 1])) {
@@ -301,7 +343,7 @@ static enum unwind_result ld_walk(void *state, const struct capture *c,
 		st->pcs = pcs;
 		st->max = max;
 		st->n = 0;
-		st->beyond_snapshot = st->truncated = st->bad_sp = st->go_top = false;
+		st->beyond_snapshot = st->truncated = st->bad_sp = st->go_top = st->crt = false;
 		st->last_sp = 0;
 		ret = st->attached ? dwfl_getthread_frames(st->dwfl, c->tid, ld_frame, st) : -1;
 		if (ret == 0 || st->truncated || st->n == 0)
@@ -311,6 +353,14 @@ static enum unwind_result ld_walk(void *state, const struct capture *c,
 		 * right after an exec), report the new modules and go again. */
 		if (st->synced == st->maps->refreshes)
 			break;
+	}
+	/* Out of _init or _fini (crt_frame), once: nothing they call
+	 * returns into them again above. */
+	if (st->crt && !st->truncated) {
+		st->crt = false;
+		st->last_sp = 0;
+		st->beyond_snapshot = st->bad_sp = false;
+		ret = dwfl_getthread_frames(st->dwfl, c->tid, ld_frame, st);
 	}
 	if (st->n == 0)
 		pcs[st->n++] = c->regs.rip;

@@ -355,6 +355,23 @@ static int nocfi_step(struct lu_state *st, unw_cursor_t *cursor, unw_word_t sp, 
 	return fp_step(st, cursor, sp) ? 1 : -1;
 }
 
+/* One step out of _init or _fini, at the stack offset unwind_crt_cfa
+ * gives for IP in MP's module: the return address is the word just below
+ * the caller's stack pointer, taken if it is code just after a call.  The
+ * other registers stay as they are (the code saves none). */
+static bool crt_step(struct lu_state *st, unw_cursor_t *cursor, const struct mapping *mp,
+		     unw_word_t ip, unw_word_t sp)
+{
+	unsigned off = unwind_crt_cfa(maps_module(st->maps, mp->module), ip - mp->bias);
+	uint64_t ra;
+
+	if (!off || !capture_read(st->cap, sp + off - 8, &ra, sizeof(ra)) ||
+	    !maps_after_call(st->maps, ra))
+		return false;
+	restart_regs(st, cursor, ra, sp + off);
+	return unw_init_remote(cursor, st->as, st) >= 0;
+}
+
 /* The .debug_frame of module ID, for a module without the .eh_frame
  * table libunwind reads; NULL if it has the table or no .debug_frame. */
 static const struct debug_cfi *debug_cfi(struct lu_state *st, uint32_t id)
@@ -596,6 +613,10 @@ static enum unwind_result lu_walk(void *state, const struct capture *c,
 			 * from before the step is stepped again, checked. */
 			if (!sig && st->noinfo_ip && (st->noinfo_ip == ip || st->noinfo_ip == ip - 1)) {
 				cursor = before;
+				if (mp && crt_step(st, &cursor, mp, ip, sp)) {
+					exact = false;
+					continue;
+				}
 				ret = nocfi_step(st, &cursor, sp, exact && n == 1);
 				if (ret > 0) {
 					++*fp;

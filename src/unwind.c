@@ -98,3 +98,85 @@ bool unwind_go_top_frame(struct module *mod, uint64_t vaddr)
 			return true;
 	return false;
 }
+
+/* Are the N bytes at offset AT of CODE (END bytes long) BYTES? */
+static bool code_is(const unsigned char *code, size_t at, size_t end,
+		    const char *bytes, size_t n)
+{
+	return at <= end && end - at >= n && !memcmp(code + at, bytes, n);
+}
+
+/* _init and _fini as glibc's crti.o and crtn.o make them on x86-64 (musl's
+ * push and pop %rax in place of the sub and add): an optional endbr64, a
+ * stack adjustment of 8, the body, the adjustment undone, ret.  Neither
+ * file gives CFI for them.  Any other shape is not recognised. */
+static bool read_crt_code(struct module *mod, const GElf_Shdr *sh, struct crt_code *cc)
+{
+	static const char endbr64[] = "\xf3\x0f\x1e\xfa", sub8[] = "\x48\x83\xec\x08",
+			  add8_ret[] = "\x48\x83\xc4\x08\xc3", pop_ret[] = "\x58\xc3";
+	const unsigned char *code;
+	size_t p = 0, n = sh->sh_size;
+
+	if (sh->sh_offset > mod->image_size || n > mod->image_size - sh->sh_offset)
+		return false;
+	code = mod->image + sh->sh_offset;
+	if (code_is(code, p, n, endbr64, 4))
+		p += 4;
+	if (code_is(code, p, n, sub8, 4) && n >= p + 4 + 5 && code_is(code, n - 5, n, add8_ret, 5))
+		p += 4;
+	else if (code_is(code, p, n, "\x50", 1) && n >= p + 1 + 2 && code_is(code, n - 2, n, pop_ret, 2))
+		p += 1;
+	else
+		return false;
+	cc->lo = sh->sh_addr;
+	cc->body = sh->sh_addr + p;
+	cc->ret = sh->sh_addr + n - 1;
+	return true;
+}
+
+static void read_crt(struct module *mod)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	GElf_Shdr sh;
+	Elf *elf;
+
+	mod->crt_read = true;
+	if (!mod->image)
+		return;
+	elf_version(EV_CURRENT);
+	elf = elf_memory((char *)mod->image, mod->image_size);
+	if (elf && elf_getshdrstrndx(elf, &shstrndx) == 0) {
+		while ((scn = elf_nextscn(elf, scn)) && mod->ncrt < ARRAY_SIZE(mod->crt)) {
+			const char *name;
+
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+			    !(sh.sh_flags & SHF_EXECINSTR) ||
+			    !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+			    (strcmp(name, ".init") && strcmp(name, ".fini")))
+				continue;
+			if (read_crt_code(mod, &sh, &mod->crt[mod->ncrt]))
+				mod->ncrt++;
+		}
+	}
+	if (elf)
+		elf_end(elf);
+}
+
+unsigned unwind_crt_cfa(struct module *mod, uint64_t vaddr)
+{
+	unsigned i;
+
+	if (!mod)
+		return 0;
+	if (!mod->crt_read)
+		read_crt(mod);
+	for (i = 0; i < mod->ncrt; i++) {
+		const struct crt_code *cc = &mod->crt[i];
+
+		if (vaddr < cc->lo || vaddr > cc->ret)
+			continue;
+		return vaddr >= cc->body && vaddr < cc->ret ? 16 : 8;
+	}
+	return 0;
+}

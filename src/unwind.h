@@ -43,6 +43,13 @@ extern const struct unwinder_ops unwinder_libdw;
  * symbol table is read once. */
 bool unwind_go_top_frame(struct module *mod, uint64_t vaddr);
 
+/* Is ELF address VADDR of MOD in its _init or _fini, which have no CFI
+ * (glibc's crti.o and crtn.o write none)?  0 if not; else the offset from
+ * the stack pointer to the caller's: 8 before the prologue's adjustment
+ * and at the final ret, 16 in between.  VADDR is the exact PC of a leaf,
+ * the return address of a caller.  The section headers are read once. */
+unsigned unwind_crt_cfa(struct module *mod, uint64_t vaddr);
+
 /* The backend called NAME, or NULL. */
 const struct unwinder_ops *unwinder_find(const char *name);
 /* The backend used when none is named. */
