@@ -232,26 +232,22 @@ static bool crt_frame(struct ld_state *st, Dwfl_Frame *frame, Dwarf_Addr pc)
 {
 	const struct mapping *mp = maps_find(st->maps, pc);
 	unsigned off = mp ? unwind_crt_cfa(maps_module(st->maps, mp->module), pc - mp->bias) : 0;
+	/* The callee-saved registers, by DWARF number. */
+	static const unsigned saved[] = { 3, 6, 12, 13, 14, 15 };
+	unsigned long long *reg[] = {
+		&st->regs.rbx, &st->regs.rbp, &st->regs.r12, &st->regs.r13, &st->regs.r14, &st->regs.r15,
+	};
 	Dwarf_Word sp, v;
 	uint64_t ra;
+	size_t i;
 
 	if (!off || dwfl_frame_reg(frame, 7, &sp) != 0 ||
 	    !capture_read(st->cap, sp + off - 8, &ra, sizeof(ra)) ||
 	    !maps_after_call(st->maps, ra))
 		return false;
-	/* DWARF numbers: rbx 3, rbp 6, r12-r15 12-15. */
-	if (dwfl_frame_reg(frame, 3, &v) == 0)
-		st->regs.rbx = v;
-	if (dwfl_frame_reg(frame, 6, &v) == 0)
-		st->regs.rbp = v;
-	if (dwfl_frame_reg(frame, 12, &v) == 0)
-		st->regs.r12 = v;
-	if (dwfl_frame_reg(frame, 13, &v) == 0)
-		st->regs.r13 = v;
-	if (dwfl_frame_reg(frame, 14, &v) == 0)
-		st->regs.r14 = v;
-	if (dwfl_frame_reg(frame, 15, &v) == 0)
-		st->regs.r15 = v;
+	for (i = 0; i < ARRAY_SIZE(saved); i++)
+		if (dwfl_frame_reg(frame, saved[i], &v) == 0)
+			*reg[i] = v;
 	/* As in leaf_walk, the caller's frame is an activation. */
 	st->regs.rip = ra - 1;
 	st->regs.rsp = sp + off;

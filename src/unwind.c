@@ -46,6 +46,15 @@ static bool is_go_top_frame(const char *name)
 	return false;
 }
 
+/* MOD's file as libelf reads it, or NULL; elf_end() it. */
+static Elf *module_elf(struct module *mod)
+{
+	if (!mod->image)
+		return NULL;
+	elf_version(EV_CURRENT);
+	return elf_memory((char *)mod->image, mod->image_size);
+}
+
 /* The ELF address ranges of MOD's Go top frames, from its symbol table. */
 static void read_go_top_frames(struct module *mod)
 {
@@ -55,10 +64,7 @@ static void read_go_top_frames(struct module *mod)
 	Elf *elf;
 
 	mod->go_top_read = true;
-	if (!mod->image)
-		return;
-	elf_version(EV_CURRENT);
-	elf = elf_memory((char *)mod->image, mod->image_size);
+	elf = module_elf(mod);
 	while (elf && (scn = elf_nextscn(elf, scn))) {
 		Elf_Data *data;
 		GElf_Sym sym;
@@ -142,10 +148,7 @@ static void read_crt(struct module *mod)
 	Elf *elf;
 
 	mod->crt_read = true;
-	if (!mod->image)
-		return;
-	elf_version(EV_CURRENT);
-	elf = elf_memory((char *)mod->image, mod->image_size);
+	elf = module_elf(mod);
 	if (elf && elf_getshdrstrndx(elf, &shstrndx) == 0) {
 		while ((scn = elf_nextscn(elf, scn)) && mod->ncrt < ARRAY_SIZE(mod->crt)) {
 			const char *name;
