@@ -214,24 +214,25 @@ static void ld_flush(void *state)
 	ld_reset(state);
 }
 
-static bool go_top_frame(struct ld_state *st, uint64_t pc)
+/* The return address just below CFA in the stack copy, if it is code
+ * (the maps reread if need be) where a call ends just before it. */
+static bool caller_ra(struct ld_state *st, uint64_t cfa, uint64_t *ra)
 {
-	const struct mapping *mp = maps_find(st->maps, pc);
-
-	return mp && unwind_go_top_frame(maps_module(st->maps, mp->module), pc - mp->bias);
+	return capture_read(st->cap, cfa - sizeof(*ra), ra, sizeof(*ra)) &&
+	       maps_is_code(st->maps, *ra) && maps_after_call(st->maps, *ra);
 }
 
-/* Is the frame at PC (exact for a leaf, the return address for a caller)
- * in _init or _fini, which have no CFI?  libdwfl would step out of them by
+/* Is the frame at VADDR of MOD (the ELF address of its PC: exact for a
+ * leaf, the return address for a caller) in _init or _fini, which have no
+ * CFI?  libdwfl would step out of them by
  * frame pointer, which they do not keep.  If so, and the return address
  * at unwind_crt_cfa's offset is code just after a call, the registers of
  * the caller's frame are put in st->regs, for the walk to go on from
  * there (ld_walk): the code saves none, so the callee-saved ones are the
  * frame's, as far as libdwfl knows them. */
-static bool crt_frame(struct ld_state *st, Dwfl_Frame *frame, Dwarf_Addr pc)
+static bool crt_frame(struct ld_state *st, Dwfl_Frame *frame, struct module *mod, uint64_t vaddr)
 {
-	const struct mapping *mp = maps_find(st->maps, pc);
-	unsigned off = mp ? unwind_crt_cfa(maps_module(st->maps, mp->module), pc - mp->bias) : 0;
+	unsigned off = unwind_crt_cfa(mod, vaddr);
 	/* The callee-saved registers, by DWARF number. */
 	static const unsigned saved[] = { 3, 6, 12, 13, 14, 15 };
 	unsigned long long *reg[] = {
@@ -241,14 +242,12 @@ static bool crt_frame(struct ld_state *st, Dwfl_Frame *frame, Dwarf_Addr pc)
 	uint64_t ra;
 	size_t i;
 
-	if (!off || dwfl_frame_reg(frame, 7, &sp) != 0 ||
-	    !capture_read(st->cap, sp + off - 8, &ra, sizeof(ra)) ||
-	    !maps_after_call(st->maps, ra))
+	if (!off || dwfl_frame_reg(frame, 7, &sp) != 0 || !caller_ra(st, sp + off, &ra))
 		return false;
 	for (i = 0; i < ARRAY_SIZE(saved); i++)
 		if (dwfl_frame_reg(frame, saved[i], &v) == 0)
 			*reg[i] = v;
-	/* As in leaf_walk, the caller's frame is an activation. */
+	/* The caller's frame is an activation (walk_on). */
 	st->regs.rip = ra - 1;
 	st->regs.rsp = sp + off;
 	st->crt = true;
@@ -258,6 +257,8 @@ static bool crt_frame(struct ld_state *st, Dwfl_Frame *frame, Dwarf_Addr pc)
 static int ld_frame(Dwfl_Frame *frame, void *arg)
 {
 	struct ld_state *st = arg;
+	const struct mapping *mp;
+	struct module *mod;
 	Dwarf_Addr pc;
 	Dwarf_Word sp;
 	bool activation = false;
@@ -288,15 +289,28 @@ static int ld_frame(Dwfl_Frame *frame, void *arg)
 		st->truncated = true;
 		return DWARF_CB_ABORT;
 	}
-	if (crt_frame(st, frame, pc))
+	/* The frame's module, by the PC looked up (its call's last byte). */
+	mp = maps_find(st->maps, st->pcs[st->n - 1]);
+	mod = mp ? maps_module(st->maps, mp->module) : NULL;
+	if (mod && crt_frame(st, frame, mod, pc - mp->bias))
 		return DWARF_CB_ABORT;
 	/* libdwfl would go on past Go's first frame of a stack, into
 	 * whatever the words above it were. */
-	if (go_top_frame(st, st->pcs[st->n - 1])) {
+	if (mod && unwind_go_top_frame(mod, st->pcs[st->n - 1] - mp->bias)) {
 		st->go_top = true;
 		return DWARF_CB_ABORT;
 	}
 	return DWARF_CB_OK;
+}
+
+/* Walk on from the caller's frame in st->regs (leaf_walk, crt_frame).
+ * It is taken as an activation: its PC is looked up as it is, so it is
+ * given as the call's last byte. */
+static int walk_on(struct ld_state *st, const struct capture *c)
+{
+	st->last_sp = 0;
+	st->beyond_snapshot = st->bad_sp = false;
+	return dwfl_getthread_frames(st->dwfl, c->tid, ld_frame, st);
 }
 
 /* The walk stopped at the leaf: one with no CFI that has not set up a
@@ -308,16 +322,11 @@ static int leaf_walk(struct ld_state *st, const struct capture *c, int ret)
 {
 	uint64_t ra;
 
-	if (!st->attached || !capture_read(c, c->regs.rsp, &ra, sizeof(ra)) ||
-	    !maps_is_code(st->maps, ra) || !maps_after_call(st->maps, ra))
+	if (!st->attached || !caller_ra(st, c->regs.rsp + sizeof(ra), &ra))
 		return ret;
-	/* The caller's frame is taken as an activation: its PC is looked
-	 * up as it is, so it is given as the call's last byte. */
 	st->regs.rip = ra - 1;
 	st->regs.rsp = c->regs.rsp + sizeof(ra);
-	st->last_sp = 0;
-	st->beyond_snapshot = st->bad_sp = false;
-	return dwfl_getthread_frames(st->dwfl, c->tid, ld_frame, st);
+	return walk_on(st, c);
 }
 
 static enum unwind_result ld_walk(void *state, const struct capture *c,
@@ -354,9 +363,7 @@ static enum unwind_result ld_walk(void *state, const struct capture *c,
 	 * returns into them again above. */
 	if (st->crt && !st->truncated) {
 		st->crt = false;
-		st->last_sp = 0;
-		st->beyond_snapshot = st->bad_sp = false;
-		ret = dwfl_getthread_frames(st->dwfl, c->tid, ld_frame, st);
+		ret = walk_on(st, c);
 	}
 	if (st->n == 0)
 		pcs[st->n++] = c->regs.rip;

@@ -323,20 +323,28 @@ static bool fp_step(struct lu_state *st, unw_cursor_t *cursor, unw_word_t sp)
 	return unw_init_remote(cursor, st->as, st) >= 0;
 }
 
+/* One step to the caller whose stack pointer is CFA: its return address
+ * is the word just below, taken if it is code just after a call; the
+ * other registers stay as they are. */
+static bool ra_step(struct lu_state *st, unw_cursor_t *cursor, uint64_t cfa)
+{
+	uint64_t ra;
+
+	/* Most words there are data: maps_after_call does not reread the
+	 * maps on a miss. */
+	if (!capture_read(st->cap, cfa - sizeof(ra), &ra, sizeof(ra)) || !maps_after_call(st->maps, ra))
+		return false;
+	restart_regs(st, cursor, ra, cfa);
+	return unw_init_remote(cursor, st->as, st) >= 0;
+}
+
 /* One step out of a leaf with no CFI that has no frame of its own (yet):
  * V8's small builtins, a function on its first instruction.  Its return
  * address is the word at SP, taken if it is code just after a call; the
  * other registers stay as they are. */
 static bool leaf_step(struct lu_state *st, unw_cursor_t *cursor, unw_word_t sp)
 {
-	uint64_t ra;
-
-	/* Most words there are data: maps_after_call does not reread the
-	 * maps on a miss. */
-	if (!capture_read(st->cap, sp, &ra, sizeof(ra)) || !maps_after_call(st->maps, ra))
-		return false;
-	restart_regs(st, cursor, ra, sp + 8);
-	return unw_init_remote(cursor, st->as, st) >= 0;
+	return ra_step(st, cursor, sp + 8);
 }
 
 /* One step out of code in a file with no CFI for it (V8's builtins,
@@ -356,20 +364,13 @@ static int nocfi_step(struct lu_state *st, unw_cursor_t *cursor, unw_word_t sp, 
 }
 
 /* One step out of _init or _fini, at the stack offset unwind_crt_cfa
- * gives for IP in MP's module: the return address is the word just below
- * the caller's stack pointer, taken if it is code just after a call.  The
- * other registers stay as they are (the code saves none). */
+ * gives for IP in MP's module (the code saves no register). */
 static bool crt_step(struct lu_state *st, unw_cursor_t *cursor, const struct mapping *mp,
 		     unw_word_t ip, unw_word_t sp)
 {
 	unsigned off = unwind_crt_cfa(maps_module(st->maps, mp->module), ip - mp->bias);
-	uint64_t ra;
 
-	if (!off || !capture_read(st->cap, sp + off - 8, &ra, sizeof(ra)) ||
-	    !maps_after_call(st->maps, ra))
-		return false;
-	restart_regs(st, cursor, ra, sp + off);
-	return unw_init_remote(cursor, st->as, st) >= 0;
+	return off && ra_step(st, cursor, sp + off);
 }
 
 /* The .debug_frame of module ID, for a module without the .eh_frame
