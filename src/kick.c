@@ -150,11 +150,11 @@ static void *helper_main(void *arg)
 		}
 		now = now_ns();
 		delay = atomic_load(&k->delay_ns);
-		n = now < k->start_ns + delay ? 0 : (now - k->start_ns - delay) / k->period_ns + 1;
+		n = tick_next(k->start_ns, k->period_ns, now - delay);
 		/* A longer delay must not bring back the tick just served. */
 		if (served && n <= last)
 			n = last + 1;
-		t = k->start_ns + n * k->period_ns + delay;
+		t = tick_time(k->start_ns, k->period_ns, n) + delay;
 		futex_wait_until(&s->wake, w, t);
 		now = now_ns();
 		if (now < t || atomic_load(&k->quit))

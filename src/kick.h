@@ -85,7 +85,7 @@
 struct kick_slot;
 
 struct kicker {
-	uint64_t start_ns;              /* tick n is at start_ns + n * period_ns */
+	uint64_t start_ns;              /* tick n is at tick_time(start_ns, period_ns, n) */
 	uint64_t period_ns;             /* (CLOCK_MONOTONIC) */
 	uint64_t hold_max_ns;           /* a helper holds its CPU this long at most */
 	int prio;                       /* the helpers' SCHED_FIFO priority */

@@ -1556,7 +1556,7 @@ int sampler_run(struct sampler *sp)
 	struct session *s = sp->session;
 	uint64_t period = sp->period_ns = 1000000000ULL / sp->frequency;
 	uint64_t start = now_ns(), end = 0, cpu0, tcpu0, next_interval = 0;
-	/* Tick n is at t0 + n * period. */
+	/* Tick n is at tick_time(t0, period, n). */
 	uint64_t t0 = start + period, next_n = 0, late_max = period / 4;
 	int tfd;
 
@@ -1587,7 +1587,7 @@ int sampler_run(struct sampler *sp)
 		s->on_exit = thread_exits;
 	raise_priority(sp);
 	start_kicking(sp, t0);
-	if (arm(tfd, t0 - lead(sp)) < 0) {
+	if (arm(tfd, tick_time(t0, period, 0) - lead(sp)) < 0) {
 		close(tfd);
 		kicker_release(&sp->kick);
 		lower_priority();
@@ -1653,8 +1653,8 @@ int sampler_run(struct sampler *sp)
 				 * between as missed, unless ctprof was stopped
 				 * with its command (Ctrl-Z): there was nothing
 				 * to sample then. */
-				if (woke > t0 + n * period + late_max) {
-					uint64_t m = (woke - t0) / period;
+				if (woke > tick_time(t0, period, n) + late_max) {
+					uint64_t m = tick_next(t0, period, woke) - 1;
 
 					skipped = m > n ? m - n : 0;
 					n += skipped;
@@ -1667,7 +1667,7 @@ int sampler_run(struct sampler *sp)
 				sp->stats.missed += skipped;
 				sp->stats.lead_ns += lead(sp);
 				sp->stats.delay_ns += sp->delay_ns;
-				tick(sp, n, t0 + n * period, woke);
+				tick(sp, n, tick_time(t0, period, n), woke);
 				next_n = n + 1;
 				if (sp->once) {
 					/* A thread in uninterruptible sleep
@@ -1676,7 +1676,7 @@ int sampler_run(struct sampler *sp)
 					end = now_ns() + 1000000000ULL;
 					continue;
 				}
-				arm(tfd, t0 + next_n * period - lead(sp));
+				arm(tfd, tick_time(t0, period, next_n) - lead(sp));
 			}
 		}
 	}

@@ -41,6 +41,13 @@ int count_open_fds(void);
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t now_ns(void);
 
+/* Sampling ticks, from T0 (CLOCK_MONOTONIC) every PERIOD nanoseconds on
+ * average: tick N at a point of [T0 + N * PERIOD, T0 + (N + 1/2) * PERIOD)
+ * that a hash of T0 and N picks (see util.c).  tick_time() is when tick N
+ * is; tick_next() the first tick after AFTER. */
+uint64_t tick_time(uint64_t t0, uint64_t period, uint64_t n);
+uint64_t tick_next(uint64_t t0, uint64_t period, uint64_t after);
+
 /* Read a whole small file (a /proc file) into a NUL-terminated malloc'd
  * buffer owned by the caller.  Returns NULL with errno set on failure. */
 char *read_file(const char *path, size_t *len_out);
