@@ -49,6 +49,8 @@ struct sampler_stats {
 	                                 * before the tick, running at it */
 	uint64_t late_ticks;            /* ticks counted in a sample whose stop
 	                                 * was asked for at an earlier one */
+	uint64_t slept;                 /* samples of threads that ran at the
+	                                 * tick and were asleep when read */
 	uint64_t blocked_at_tick;       /* stops that found the thread blocked
 	                                 * in a system call: not samples */
 	uint64_t lead_ns;               /* sum over ticks of the sampler's lead */
@@ -148,6 +150,9 @@ struct sampler {
 	int self_sched_fd;              /* the sampler's /proc sched file */
 	uint64_t self_es;               /* ... its se.exec_start at this tick */
 	bool self_es_ok;
+	bool wanders;                   /* a thread runs in bursts and may
+	                                 * wake up on any CPU: self_es is read
+	                                 * at every tick (ready_at_tick()) */
 	int here;                       /* this tick: the sampler's CPU */
 	uint64_t woke_ns;               /* ... and when it woke there */
 	uint64_t delay_ns;              /* the helpers take their CPUs this

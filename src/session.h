@@ -45,6 +45,8 @@ struct thread {
 	int schedstat_fd;       /* /proc/PID/task/TID/schedstat, -1 until needed */
 	int sched_fd;           /* /proc/PID/task/TID/sched, -1 until needed */
 	bool blocked_sample;    /* the sample asked for is of a blocked thread */
+	bool at_take;           /* ... of one seen on its CPU when the CPU was
+	                         * taken at the tick (reading after it) */
 	uint64_t unsettled;     /* samples taken since it was last settled */
 	uint64_t run_mark;      /* its CPU time (schedstat) read for this sample */
 	uint64_t run_ns;        /* its CPU time already in samples' weights */
