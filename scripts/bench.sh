@@ -84,11 +84,13 @@
 #     each of these moves their own profiles from run to run.  With build/tests/selftime (`selftime
 #     syscall|fault S`, which times its own enter_kernel) the share of
 #     enter_kernel on the stack, ctprof's and perf's (--call-graph dwarf), beside the target's
-#     own; with build/tests/ratio3 (three threads working 1:2:3 on the
+#     own; the same with build/tests/pollsleep pinned to CPU 1 (a ppoll()
+#     that works in the kernel before it sleeps: its wait_a_little's share
+#     of its thread CPU time); with build/tests/ratio3 (three threads working 1:2:3 on the
 #     machine's CPUs, which print their own CPU times) the shares of
 #     work1..3 and their distance to the CPU times.  CPython and sqlite3
 #     also run under ctprof while perf record -a records the whole system
-#     (as redis does):
+#     (as redis does; perf at 997 Hz there, see same_hz):
 #     ctprof against perf in the same run (measurement alone), and perf
 #     there against perf alone (what ctprof's stops change).  Each of these
 #     is skipped, with a note, when its program is missing.
@@ -442,8 +444,16 @@ accuracy() {
 # scripts/flatcmp.py.  Each workload is one "name": its comparisons are
 # $res/NAME.tsv.REP (flatcmp --tsv), its distances NAME.tvd.
 real_hz=999
+# perf -a beside ctprof in the same run ticks at another rate: at the same
+# period, perf's ticks keep one phase against ctprof's stops for the whole
+# run.  Beside ctprof at 999 Hz on redis, perf at 999 Hz saw ctprof's own
+# threads in 0.34% of its samples (they used 8% of the CPUs) and 9811
+# samples of redis where the kernel gave redis 12.46 s of CPU; at 997 Hz,
+# 5.38% and 11947 for 12.05 s.
+same_hz=997
 redis_args=(-q -n 160000 -c 10 -t set,get,incr,lpush,lpop)
 selftime_s=3
+pollsleep_s=3
 # CPython's rounds: 30 (~9 s) give ~9000 samples a run, so that pooled
 # runs can show a distance of a few hundredths above sampling's own.
 py_rounds=30
@@ -504,6 +514,13 @@ real_setup() {
 		real_title[selftime-fault]="build/tests/selftime fault $selftime_s"
 	else
 		real_skip[selftime]="build/tests/selftime is missing"
+	fi
+	if [ -x build/tests/pollsleep ] && command -v taskset >/dev/null; then
+		cp build/tests/pollsleep "$tmp/"
+		real_names+=(pollsleep)
+		real_title[pollsleep]="build/tests/pollsleep $pollsleep_s, pinned to CPU 1"
+	else
+		real_skip[pollsleep]="build/tests/pollsleep or taskset is missing"
 	fi
 	if [ -x build/tests/ratio3 ]; then
 		cp build/tests/ratio3 "$tmp/"
@@ -594,7 +611,7 @@ same_run() {
 	local name=$1 comm=$2
 	shift 2
 	rm -f "$tmp/$name.same.pb.gz" "$tmp/$name.same.data"
-	run 180 "${layout[@]}" perf record -q -a -e cpu-clock -F "$real_hz" -g -o "$tmp/$name.same.data" -- \
+	run 180 "${layout[@]}" perf record -q -a -e cpu-clock -F "$same_hz" -g -o "$tmp/$name.same.data" -- \
 		"$ctprof" ${unwopt[libunwind]} -F "$real_hz" -o "$tmp/$name.same.pb.gz" -- "$@"
 	perf script -i "$tmp/$name.same.data" --comm "$comm" -F tid,period,ip,sym,symoff,dso \
 		--no-inline --no-demangle >"$tmp/$name.same.$r.script" 2>/dev/null ||
@@ -703,7 +720,7 @@ redis_profiled() {
 			# Both at once: perf -a started first, so that it records
 			# all of ctprof's time attached.
 			rm -f "$tmp/redis.same.data"
-			perf record -q -a -e cpu-clock -F "$real_hz" -g -o "$tmp/redis.same.data" \
+			perf record -q -a -e cpu-clock -F "$same_hz" -g -o "$tmp/redis.same.data" \
 				>"$tmp/perf.out" 2>"$tmp/perf.err" &
 			ppid=$!
 			bg_pids+=("$ppid")
@@ -781,9 +798,10 @@ redis_profiled() {
 	esac
 }
 
-# own_selftime: the share of enter_kernel that selftime gave itself (%).
-own_selftime() {
-	awk '$1 == "selftime:" && $2 == "enter_kernel" { sub(/%$/, "", $3); print $3; exit }' "$tmp/out"
+# own_share PROGRAM FUNCTION: the share of FUNCTION that selftime or
+# pollsleep gave itself (%).
+own_share() {
+	awk -v p="$1:" -v f="$2" '$1 == p && $2 == f { sub(/%$/, "", $3); print $3; exit }' "$tmp/out"
 }
 # cum NAME FUNCTION TOOL: the share of FUNCTION on the stack in this
 # repetition's comparison; TOOL ct or perf.
@@ -794,7 +812,8 @@ cum() {
 
 # One repetition of part 7.
 real_programs() {
-	local name t mode own own_ct own_perf
+	local name t mode own own_ct own_perf fn prog
+	local -a cmd
 	for name in "${real_names[@]}"; do
 		case $name in
 		redis)
@@ -814,22 +833,28 @@ real_programs() {
 			flat sqlite
 			same_run sqlite sqlite3 "${sql_env[@]}" sqlite3 :memory: "${sql_reads[@]}"
 			layout=() ;;
-		selftime-*)
+		selftime-*|pollsleep)
 			# The callers of the leaf count: perf must unwind the whole
 			# stack of a binary built without frame pointers.
-			mode=${name#selftime-}
+			if [ "$name" = pollsleep ]; then
+				fn=wait_a_little prog=pollsleep
+				cmd=(taskset -c 1 "$tmp/pollsleep" "$pollsleep_s")
+			else
+				fn=enter_kernel prog=selftime mode=${name#selftime-}
+				cmd=("$tmp/selftime" "$mode" "$selftime_s")
+			fi
 			for t in $(tools); do
-				profiled "$name" "$t" "--call-graph dwarf" "$tmp/selftime" "$mode" "$selftime_s"
-				own=$(own_selftime)
-				[ -n "$own" ] || die "selftime $mode printed no share of enter_kernel"
+				profiled "$name" "$t" "--call-graph dwarf" "${cmd[@]}"
+				own=$(own_share "$prog" "$fn")
+				[ -n "$own" ] || die "${cmd[*]} printed no share of $fn"
 				put "$name.own" "$own"
 				if [ "$t" = ct ]; then own_ct=$own; else own_perf=$own; fi
 			done
-			flat "$name" --cum enter_kernel
-			put "$name.ct_cum" "$(cum "$name" enter_kernel ct)"
-			put "$name.perf_cum" "$(cum "$name" enter_kernel perf)"
-			put "$name.ct_err" "$(awk -v a="$(cum "$name" enter_kernel ct)" -v b="$own_ct" 'BEGIN { printf "%.3f", a - b }')"
-			put "$name.perf_err" "$(awk -v a="$(cum "$name" enter_kernel perf)" -v b="$own_perf" 'BEGIN { printf "%.3f", a - b }')" ;;
+			flat "$name" --cum "$fn"
+			put "$name.ct_cum" "$(cum "$name" "$fn" ct)"
+			put "$name.perf_cum" "$(cum "$name" "$fn" perf)"
+			put "$name.ct_err" "$(awk -v a="$(cum "$name" "$fn" ct)" -v b="$own_ct" 'BEGIN { printf "%.3f", a - b }')"
+			put "$name.perf_err" "$(awk -v a="$(cum "$name" "$fn" perf)" -v b="$own_perf" 'BEGIN { printf "%.3f", a - b }')" ;;
 		ratio3)
 			for t in $(tools); do
 				profiled ratio3 "$t" "--call-graph dwarf" "$tmp/ratio3" ${ratio3_args[@]+"${ratio3_args[@]}"}
@@ -887,7 +912,7 @@ top() {
 
 # The report of part 7.
 real_report() {
-	local name
+	local name head
 	cat <<EOF
 **7. Accuracy on real programs.** ctprof and \`perf record -e cpu-clock -g\`
 (\`--call-graph dwarf\` for the test targets, whose callers count), both at
@@ -926,7 +951,7 @@ EOF
 	done
 	echo
 	if [ -n "${real_title[redis]:-}${real_title[python]:-}${real_title[sqlite]:-}" ]; then
-		printf 'The same workloads once more in each repetition, under ctprof while `perf record -a -e cpu-clock -g` (%s Hz) records the whole system, its samples of the workload kept: two profiles of one run, all repetitions pooled.  ctprof against perf in the same runs is the error of measurement alone, with no difference between runs in it.  perf with ctprof attached against perf alone (its runs above) is what ctprof'"'"'s stops change in the target, with the runs'"'"' own differences.\n\n' "$real_hz"
+		printf 'The same workloads once more in each repetition, under ctprof while `perf record -a -e cpu-clock -g` (%s Hz) records the whole system, its samples of the workload kept (ctprof at %s Hz: at one rate, perf'"'"'s ticks would keep one phase against ctprof'"'"'s stops): two profiles of one run, all repetitions pooled.  ctprof against perf in the same runs is the error of measurement alone, with no difference between runs in it.  perf with ctprof attached against perf alone (its runs above) is what ctprof'"'"'s stops change in the target, with the runs'"'"' own differences.\n\n' "$same_hz" "$real_hz"
 		printf '| workload | ctprof against perf, same runs | from sampling alone | perf with ctprof against perf alone | from sampling alone |\n| --- | --- | --- | --- | --- |\n'
 		for name in redis python sqlite; do
 			[ -n "${real_title[$name]:-}" ] || continue
@@ -950,17 +975,19 @@ EOF
 		printf '| CPU time per command | %s | %s | %s | %s |\n\n' "$(us redis.bare.cpu_req)" \
 			"$(us redis.ct.cpu_req)" "$(us redis.perf.cpu_req)" "$(us redis.same.cpu_req)"
 	fi
-	for name in selftime-syscall selftime-fault; do
+	head=
+	for name in selftime-syscall selftime-fault pollsleep; do
 		[ -n "${real_title[$name]:-}" ] || continue
-		if [ "$name" = selftime-syscall ]; then
-			printf 'Self-timing targets: the share of time enter_kernel had by the target'"'"'s own clock, and of samples with enter_kernel on the stack.\n\n'
+		if [ -z "$head" ]; then
+			head=1
+			printf 'Self-timing targets: the share of time the timed function had by the target'"'"'s own clock (selftime: enter_kernel, by the TSC; pollsleep: wait_a_little, a ppoll() that works in the kernel before it sleeps, by its thread CPU clock), and of samples with that function on the stack.\n\n'
 			printf '| target | own share | ctprof | perf | ctprof - own | perf - own |\n| --- | --- | --- | --- | --- | --- |\n'
 		fi
 		printf '| %s | %s%% | %s%% | %s%% | %s | %s |\n' "${real_title[$name]}" "$(med "$name.own" %.1f)" \
 			"$(med "$name.ct_cum" %.1f)" "$(med "$name.perf_cum" %.1f)" \
 			"$(med "$name.ct_err" %+.1f)" "$(med "$name.perf_err" %+.1f)"
 	done
-	[ -z "${real_title[selftime-syscall]:-}" ] || echo
+	[ -z "$head" ] || echo
 	if [ -n "${real_title[ratio3]:-}" ]; then
 		printf '%s: each function'"'"'s share of the three (samples with it on the stack), beside the thread CPU times the target measured.\n\n' "${real_title[ratio3]}"
 		printf '| | work1 | work2 | work3 | distance to own |\n| --- | --- | --- | --- | --- |\n'

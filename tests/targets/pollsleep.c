@@ -20,7 +20,9 @@
  * thread run on in the call, at a tick that finds it there, until it
  * sleeps: a sampler that takes only threads still on a CPU (or running)
  * when it reads them misses every tick of the work before the sleep.
- * perf's tick counts it in the call. */
+ * perf's tick counts it in the call.  scripts/bench.sh runs it pinned to
+ * one CPU under ctprof and perf, beside its own share (README's
+ * Limitations, "A tick in kernel code"). */
 #define _GNU_SOURCE
 #include <poll.h>
 #include <stdio.h>
