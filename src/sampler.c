@@ -351,9 +351,9 @@ static struct capture *capture_thread(void *arg, struct thread *t)
 	 * call at the tick: in the kernel, preempted where it lets itself
 	 * be (cond_resched()) or gone to sleep since (slept_after_tick()),
 	 * and the stop broke the call there.  That is a sample of the call.
-	 * Not one whose running at the take is only inferred from its run
-	 * time (the fast path in choose()): it may have slept since, up to
-	 * AWAKE_SLACK_NS before it (with those counted too, six runs attached
+	 * Not one picked by the fast path in choose(), which does not read
+	 * its state: it may be asleep, having slept up to AWAKE_SLACK_NS
+	 * since its last resume (with those counted too, six runs attached
 	 * to redis-server had 3-9% more samples than ticks of its CPU time;
 	 * without, -12% to +7%).  tests/targets/pollsleep.c (a ppoll() of 900
 	 * descriptors, ~100 us of CPU before it sleeps), pinned to one CPU at
@@ -823,6 +823,22 @@ static bool awake_since_resume(const struct thread *t, uint64_t since)
 	return t->run_mark - t->stop_run + t->wait_mark - t->stop_wait + AWAKE_SLACK_NS >= since - t->resumed_ns;
 }
 
+/* Did thread T last leave CPU at or after the moment that CPU was taken
+ * at this tick (its se.exec_start, in the run queue's clock)?  1 yes, 0
+ * no, -1 not known. */
+static int left_after_take(struct sampler *sp, struct thread *t, int cpu)
+{
+	uint64_t take, es;
+
+	if (!taken_at(sp, cpu) || !take_time(sp, cpu, &take))
+		return -1;
+	if (t->sched_fd < 0)
+		t->sched_fd = proc_open_task_sched(t->proc->pid, t->tid);
+	if (proc_exec_start(t->sched_fd, &es) < 0)
+		return -1;
+	return es + AT_TICK_SLACK_NS >= take;
+}
+
 /* Reading after the tick: was thread T, runnable on CPU now, running
  * when that CPU was taken at the tick, or was it woken up since (or
  * waiting for a CPU)?  Both read as runnable, and a server thread woken
@@ -837,19 +853,13 @@ static bool awake_since_resume(const struct thread *t, uint64_t since)
  * taken. */
 static int ran_at_tick(struct sampler *sp, struct thread *t, int cpu)
 {
-	uint64_t take, es, since = taken_at(sp, cpu);
+	uint64_t since = taken_at(sp, cpu);
 
 	if (!since)
 		return -1;
 	if (awake_since_resume(t, since))
 		return 1;
-	if (!take_time(sp, cpu, &take))
-		return -1;
-	if (t->sched_fd < 0)
-		t->sched_fd = proc_open_task_sched(t->proc->pid, t->tid);
-	if (proc_exec_start(t->sched_fd, &es) < 0)
-		return -1;
-	return es + AT_TICK_SLACK_NS >= take;
+	return left_after_take(sp, t, cpu);
 }
 
 /* Reading after the tick: did thread T, asleep on CPU now, go to sleep
@@ -872,14 +882,7 @@ static int ran_at_tick(struct sampler *sp, struct thread *t, int cpu)
  * thread not known to be idle, see choose()). */
 static bool slept_after_tick(struct sampler *sp, struct thread *t, int cpu)
 {
-	uint64_t take, es;
-
-	if (!sp->at_tick || !taken_at(sp, cpu) || !take_time(sp, cpu, &take))
-		return false;
-	if (t->sched_fd < 0)
-		t->sched_fd = proc_open_task_sched(t->proc->pid, t->tid);
-	return proc_exec_start(t->sched_fd, &es) == 0 && es + AT_TICK_SLACK_NS >= take &&
-	       target_of(sp, t->proc, NULL);
+	return sp->at_tick && left_after_take(sp, t, cpu) > 0 && target_of(sp, t->proc, NULL);
 }
 
 /* Choose the threads tick N stops, into sp->picks, and those to read
