@@ -32,6 +32,10 @@
 #define STOP_TIMEOUT_NS 100000000ULL
 /* How long it polls for the stops before it sleeps. */
 #define SPIN_NS 200000ULL
+/* How long, with a thread to stop on ctprof's own CPU, it polls for those
+ * on held CPUs first (they came in 26-33 us on average, two busy threads
+ * on 2 CPUs at 999 Hz). */
+#define SPIN_HELD_NS 50000ULL
 /* Bytes below the stack pointer a function may use without moving it (the
  * x86-64 ABI's red zone). */
 #define RED_ZONE 128
@@ -1455,6 +1459,7 @@ static void tick(struct sampler *sp, uint64_t n, uint64_t t_ns, uint64_t woke_ns
 	struct session *s = sp->session;
 	int here = sched_getcpu();
 	uint64_t t0;
+	unsigned nhere = 0, nheld = 0;
 	bool spin;
 	size_t i;
 
@@ -1502,9 +1507,28 @@ static void tick(struct sampler *sp, uint64_t n, uint64_t t_ns, uint64_t woke_ns
 	}
 	if (!sp->at_tick)
 		interrupt_picks(sp, n, t_ns, here, woke_ns);
-	for (i = 0; i < sp->npicks; i++)
-		if (sp->picks[i].cpu < 0 || sp->picks[i].cpu == here)
-			spin = false;
+	for (i = 0; i < sp->npicks; i++) {
+		const struct pick *pk = &sp->picks[i];
+
+		if (!pk->t->sample_wanted)
+			continue;
+		if (pk->cpu < 0 || pk->cpu == here)
+			nhere++;
+		else if (pk->t->asked_held)
+			nheld++;
+	}
+	/* A thread on ctprof's own CPU runs to its stop only once ctprof
+	 * sleeps, and its stop wakes ctprof up again; the threads whose
+	 * CPUs were held stop as soon as their helpers let go.  Taken
+	 * first, spinning, they are stopped for that long and not also for
+	 * the other's way to its stop and ctprof's wake-up: with two busy
+	 * threads on 2 CPUs at 999 Hz, the median stall went from 110 to 70
+	 * us (eight alternating runs each), and the thread that shares
+	 * ctprof's CPU waits as it did, behind ctprof. */
+	if (spin && nhere && nheld && s->waiting >= nheld && sp->stats.realtime)
+		session_wait_samples(s, SPIN_HELD_NS, 0, s->waiting - nheld);
+	if (nhere)
+		spin = false;
 	/* Spin for the stops only if no thread to stop shares our CPU: it
 	 * could not run to its stop while ctprof (SCHED_FIFO) spins.  A
 	 * thread that is runnable but waiting for a CPU stops only when it
