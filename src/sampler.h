@@ -155,6 +155,8 @@ struct sampler {
 	                                 * at every tick (ready_at_tick()) */
 	int here;                       /* this tick: the sampler's CPU */
 	uint64_t woke_ns;               /* ... and when it woke there */
+	uint64_t tick_ns;               /* ... the tick's time */
+	uint64_t tick_delay_ns;         /* ... and the helpers' delay then */
 	uint64_t delay_ns;              /* the helpers take their CPUs this
 	                                 * long after the tick */
 	uint64_t *take_es;              /* [cpu]: when it was taken at this
