@@ -286,6 +286,38 @@ int proc_exec_start(int fd, uint64_t *ns)
 	return 0;
 }
 
+int proc_cpus_idle(int fd, uint64_t *idle, int ncpus)
+{
+	/* The "cpuN" lines come first; the rest (the long "intr" line)
+	 * need not fit. */
+	size_t size = (size_t)ncpus * 128 + 256;
+	char *buf = xmalloc(size), *p, *nl, *end;
+	int ret = -1;
+
+	if (!pread_text(fd, buf, size))
+		goto out;
+	for (p = buf; (nl = strchr(p, '\n')); p = nl + 1) {
+		unsigned long long v[5];
+		long c;
+		int i;
+
+		if (strncmp(p, "cpu", 3) != 0)
+			break;
+		ret = 0;
+		if (p[3] < '0' || p[3] > '9')
+			continue;       /* the line of all CPUs */
+		c = strtol(p + 3, &end, 10);
+		for (i = 0; i < 5 && end < nl; i++)
+			v[i] = strtoull(end, &end, 10);
+		/* user nice system idle iowait */
+		if (i == 5 && c >= 0 && c < ncpus)
+			idle[c] = v[3] + v[4];
+	}
+out:
+	free(buf);
+	return ret;
+}
+
 int proc_wait_site(pid_t pid, pid_t tid, long *nr, uint64_t *sp, uint64_t *pc)
 {
 	unsigned long long v[8];

@@ -49,6 +49,12 @@ int proc_open_task_sched(pid_t pid, pid_t tid);
  * its CPU, when it last left one.  0, or -1 if unreadable. */
 int proc_exec_start(int sched_fd, uint64_t *ns);
 
+/* How long each CPU has been idle since boot, from /proc/stat (its idle
+ * and iowait columns), in clock ticks (sysconf(_SC_CLK_TCK)): IDLE[c] for
+ * c < NCPUS, left as it was for a CPU /proc/stat does not list.  FD is
+ * /proc/stat kept open.  0, or -1 if unreadable. */
+int proc_cpus_idle(int fd, uint64_t *idle, int ncpus);
+
 /* Where a blocked thread waits, from /proc/PID/task/TID/syscall: the
  * system call number (-1: blocked, but not in a system call), its stack
  * pointer and the address after the call.  0, or -1 if it is not blocked

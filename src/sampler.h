@@ -159,6 +159,13 @@ struct sampler {
 	uint64_t tick_delay_ns;         /* ... and the helpers' delay then */
 	uint64_t delay_ns;              /* the helpers take their CPUs this
 	                                 * long after the tick */
+	bool delay_ok;                  /* ... if the sampler's CPU is mostly
+	                                 * idle (watch_idle()) */
+	int cpustat_fd;                 /* /proc/stat */
+	uint64_t *idle_mark, *idle_now; /* [cpu]: idle clock ticks, as read
+	                                 * at idle_read_ns and now */
+	uint64_t idle_read_ns, own_mark;
+	long clock_tick;                /* sysconf(_SC_CLK_TCK) */
 	uint64_t *take_es;              /* [cpu]: when it was taken at this
 	                                 * tick, in its run queue's clock */
 	unsigned char *take_known;      /* [cpu]: 0 not yet read, 1 known,

@@ -84,26 +84,21 @@ diag "redis's samples / 999 Hz over its CPU time: ${ratio:-none}"
 # at 2 us instead of 30 gave the same).
 # So a rate out of the band is measured once more, and the second run
 # is checked: a sampler that misses redis's ticks misses them in both.
-if [ -z "${CTPROF_SANITIZED:-}" ] && ! in_band "$ratio"; then
+# The sanitizer build is checked too.  It was not when, in CI's full
+# sanitizer runs, redis was sampled at 0.28, 0.41 and 0.51 of its CPU
+# time in three runs of three, the helpers waking 16.9 us after the tick
+# where 1.8 us is usual: the same delay, where ctprof shares its CPU with
+# redis-benchmark, sampled redis at 0.39-0.48 of it in the normal build,
+# and there is none there now (follow_arrival() in src/sampler.c).
+if ! in_band "$ratio"; then
 	diag "--- out of the band: the sampler's figures, then a second run"
 	diag_file "$OUT"
 	profiled_bench "$TMP/redis2.txt" -v
 	ratio=$(rate_of "$OUT")
 	diag "second run: redis's samples / 999 Hz over its CPU time: ${ratio:-none}"
 fi
-# Not in the sanitizer build, as accuracy.sh's shares: its sampler used
-# 1.07 ms of CPU per sample at 999 Hz in CI, and in CI's full sanitizer
-# runs it sampled 0.28, 0.41 and 0.51 of redis's CPU time, in three runs
-# of three (its helpers waking 16.9 us after the tick where 1.8 us is
-# usual), where it passed before; 0.91-1.09 in 19 runs outside CI; the
-# normal build, 0.98-1.09.  Why is not known yet.
-if [ -n "${CTPROF_SANITIZED:-}" ]; then
-	skip "redis is sampled as often as it runs (samples / 999 Hz within 0.75-1.3 of its CPU time)" \
-		"sampling rates are checked in the normal build; this one checks memory and UB"
-else
-	check "redis is sampled as often as it runs (samples / 999 Hz within 0.75-1.3 of its CPU time)" \
-		in_band "$ratio"
-fi
+check "redis is sampled as often as it runs (samples / 999 Hz within 0.75-1.3 of its CPU time)" \
+	in_band "$ratio"
 check "redis's epoll_wait returned no EINTR" test "$(cat "$TMP/eintr")" = 0
 check "redis is left untraced and answering" \
 	eval 'untraced "$rpid" && redis-cli -p "$port" ping | grep -q PONG'
