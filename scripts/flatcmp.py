@@ -34,7 +34,8 @@ the enclosing function symbol), so:
 - PLT stubs are one key per module, module@plt;
 - an address outside every mapped file is [unknown], on both sides; a
   module that cannot be read from disk (vdso, deleted file) keys by the
-  name the tool gave.
+  name the tool gave, and where it gave none, or only an address, is
+  module+[no symbol].
 
 perf samples taken in the kernel are charged to the first user-space frame
 of their call chain (the instruction that made the system call or took the
@@ -350,6 +351,10 @@ class Resolver:
         module = os.path.basename(os.path.realpath(path)) if path.startswith('/') else path
         e = self.elf(path) if path.startswith('/') else None
         if e is None:
+            # A name that is only an address (ctprof's module+0xOFF) is
+            # none: perf says [unknown] there.
+            if fallback_name and re.match(r'^\S*\+0x[0-9a-f]+$', fallback_name):
+                fallback_name = None
             return self.key_by_name(module, fallback_name or '[no symbol]')
         va = e.vaddr(file_off)
         if va is None:
