@@ -119,15 +119,26 @@ check "... and probes no more than 10% of them" eval '[ -n "$probes" ] && [ $((p
 # the kernel, where ctprof's wake-up waits for it to leave: the delay,
 # which follows ctprof's arrivals, was 3.3-6.0 us on average before (three
 # runs; 0.0 since), selftime's median stall 35.5-38.5 us (41.5 since).
-if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
-	taskset -c 0 dd if=/dev/zero of=/dev/null bs=4M 2>/dev/null &
+# The first two CPUs this test may run on, from Cpus_allowed_list ("0-1",
+# "2,5-7", ...).
+read -r cpu_a cpu_b < <(awk '$1 == "Cpus_allowed_list:" {
+	n = split($2, r, ",")
+	for (i = 1; i <= n && c < 2; i++) {
+		m = split(r[i], ab, "-")
+		for (x = ab[1] + 0; x <= (m > 1 ? ab[2] : ab[1]) + 0 && c < 2; x++) { printf "%d ", x; c++ }
+	}
+	print ""
+}' /proc/self/status)
+if [ -n "$cpu_b" ] && command -v taskset >/dev/null; then
+	taskset -c "$cpu_a" dd if=/dev/zero of=/dev/null bs=4M 2>/dev/null &
 	dpid=$!
 	bg_started "$dpid"
-	run_cmd busy taskset -c 0 "$CTPROF" ${CTPROF_ARGS:-} -F 999 -v -- taskset -c 1 "$TARGETS/selftime" syscall 2
+	run_cmd busy taskset -c "$cpu_a" "$CTPROF" ${CTPROF_ARGS:-} -F 999 -v -- \
+		taskset -c "$cpu_b" "$TARGETS/selftime" syscall 2
 	kill "$dpid" 2>/dev/null
 	wait "$dpid" 2>/dev/null
 	delay=$(sed -n "s/.*helpers' mean delay \([0-9.]*\) us.*/\1/p" "$OUT")
-	diag "selftime on CPU 1, ctprof on CPU 0 beside dd: helpers' mean delay ${delay:-none} us; $(grep -o 'median [0-9.]* us' "$OUT" | head -1)"
+	diag "selftime on CPU $cpu_b, ctprof on CPU $cpu_a beside dd: helpers' mean delay ${delay:-none} us; $(grep -o 'median [0-9.]* us' "$OUT" | head -1)"
 	check "ctprof's CPU busy with another program: the helpers take the CPUs at the tick (mean delay under 1 us)" \
 		eval 'is_status 0 && [ -n "$delay" ] && lt "$delay" 1'
 else
