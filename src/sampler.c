@@ -1411,12 +1411,14 @@ static void interrupt_in_batches(struct sampler *sp)
  * work (tests/targets/selftime.c syscall, held at every sample), four
  * alternating runs at 999 Hz, was stopped for 29.5-54.5 us (median of
  * each run) with the delay as it follows the arrivals (11-30 us), and
- * 48.5-85.5 us with none; its helper used 38-43 us of CPU a sample
- * against 42-75.  Attached to redis as placed by the scheduler, ten
- * alternating runs each: distance 0.032-0.052 (median 0.040) and samples
- * 1.06-1.15 of the ticks with this rule, delay 0.0-0.4 us; 0.029-0.089
- * (0.045) and 0.80-1.11 without, the delay at 10.2 and 11.6 us in the
- * two runs sampled least. */
+ * 48.5-85.5 us with none; its helper used 26-43 us of CPU a sample
+ * against 42-75.  (Where the delay settles moves from run to run: 2-38
+ * us in eight later runs, the stall 35.5 us at 2 us and 58.5 at 35.)
+ * Attached to redis as placed by the scheduler, ten alternating runs
+ * each: distance 0.032-0.052 (median 0.040) and samples 1.06-1.15 of the
+ * ticks with this rule, delay 0.0-0.4 us; 0.029-0.089 (0.045) and
+ * 0.80-1.11 without, two runs with the delay at 10.2 and 11.6 us, sampled
+ * at 0.80 and 0.98. */
 static void follow_arrival(struct sampler *sp, uint64_t woke_ns, uint64_t take_ns)
 {
 	uint64_t max = sp->period_ns / 8 < DELAY_MAX_NS ? sp->period_ns / 8 : DELAY_MAX_NS;
