@@ -1437,8 +1437,8 @@ static void follow_arrival(struct sampler *sp, uint64_t woke_ns, uint64_t take_n
 /* Reading after the tick: did other programs run on the sampler's CPU at
  * most a fifth of the time (the rest idle, or the sampler)?  Then the
  * helpers may wait for it (follow_arrival()): a sampler that comes early
- * seldom preempts one.  Its idle time is read from /proc/stat (4 us here)
- * once in IDLE_WINDOW_NS, after the tick's samples are taken, in clock
+ * seldom preempts one.  Its idle time is read from /proc/stat (8-11 us a
+ * read here, the machine busy) once in IDLE_WINDOW_NS, after the tick's samples are taken, in clock
  * ticks (10 ms): over 200 ms, that tells an idle CPU (85-95% idle, the
  * sampler 6-7% of it, with selftime on the other CPU) from a busy one
  * (0-5% idle, attached to redis).  A CPU the sampler left between two
