@@ -1438,11 +1438,11 @@ static void follow_arrival(struct sampler *sp, uint64_t woke_ns, uint64_t take_n
  * most a fifth of the time (the rest idle, or the sampler)?  Then the
  * helpers may wait for it (follow_arrival()): a sampler that comes early
  * seldom preempts one.  Its idle time is read from /proc/stat (8-11 us a
- * read here, the machine busy) once in IDLE_WINDOW_NS, after the tick's samples are taken, in clock
- * ticks (10 ms): over 200 ms, that tells an idle CPU (85-95% idle, the
- * sampler 6-7% of it, with selftime on the other CPU) from a busy one
- * (0-5% idle, attached to redis).  A CPU the sampler left between two
- * reads is seen as it was at the second. */
+ * read here, the machine busy) once in IDLE_WINDOW_NS, after the tick's
+ * samples are taken, in clock ticks (10 ms): over 200 ms, that tells an
+ * idle CPU (85-95% idle, the sampler 6-7% of it, with selftime on the
+ * other CPU) from a busy one (0-5% idle, attached to redis).  A CPU the
+ * sampler left between two reads is seen as it was at the second. */
 static void watch_idle(struct sampler *sp)
 {
 	uint64_t now = now_ns(), own, *swap;
@@ -1455,10 +1455,9 @@ static void watch_idle(struct sampler *sp)
 	if (proc_cpus_idle(sp->cpustat_fd, sp->idle_now, sp->kick.ncpus) < 0)
 		return;
 	if (sp->idle_read_ns && c >= 0 && c < sp->kick.ncpus) {
-		uint64_t idle_ns = sp->idle_now[c] > sp->idle_mark[c] ? (sp->idle_now[c] - sp->idle_mark[c]) *
-				   (1000000000ULL / (uint64_t)sp->clock_tick) : 0;
-
-		uint64_t free_ns = idle_ns + own - sp->own_mark, window = now - sp->idle_read_ns;
+		uint64_t ticks = sp->idle_now[c] > sp->idle_mark[c] ? sp->idle_now[c] - sp->idle_mark[c] : 0;
+		uint64_t free_ns = ticks * (1000000000ULL / (uint64_t)sp->clock_tick) + own - sp->own_mark;
+		uint64_t window = now - sp->idle_read_ns;
 
 		sp->delay_ok = free_ns >= window || 5 * (window - free_ns) <= window;
 		if (!sp->delay_ok && sp->delay_ns) {

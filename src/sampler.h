@@ -159,8 +159,9 @@ struct sampler {
 	uint64_t tick_delay_ns;         /* ... and the helpers' delay then */
 	uint64_t delay_ns;              /* the helpers take their CPUs this
 	                                 * long after the tick */
-	bool delay_ok;                  /* ... if the sampler's CPU is mostly
-	                                 * idle (watch_idle()) */
+	bool delay_ok;                  /* ... if other programs took at most
+	                                 * a fifth of the sampler's CPU
+	                                 * lately (watch_idle()) */
 	int cpustat_fd;                 /* /proc/stat */
 	uint64_t *idle_mark, *idle_now; /* [cpu]: idle clock ticks, as read
 	                                 * at idle_read_ns and now */
