@@ -5,13 +5,20 @@
 # programs.  Prints one Markdown report (to paste into README.md) on
 # standard output, progress on standard error.
 #
-#     scripts/bench.sh [-n N] [-p|--parts LIST]
+#     scripts/bench.sh [-n N] [-p|--parts LIST] [-b|--base REV|BINARY]
 #
 # --parts runs only the parts in LIST, numbers or names separated by
 # commas: 1 (or slowdown; 2's ctprof figures and 3 are those runs, so 3
 # means 1), 2 (floor), 4 (bperf), 5 (threads), 6 (wall), 7 (real);
 # accuracy is 4 and 7.  `scripts/bench.sh -n 3 --parts 7` runs the accuracy
 # on real programs alone, in about 5 minutes.  Default: all.
+#
+# --base runs a second ctprof beside the first in part 1 (slowdown at 99
+# and 999 Hz, one thread and two, and bench/gaps.c), and so in parts 2 and
+# 3: a binary, or a git revision of this repository, which is then built
+# into the temporary directory (git archive, meson, ninja; about a
+# minute).  `scripts/bench.sh -n 5 --parts 1 --base 36d66ac` compares the
+# cost of a sample with 36d66ac's in one run, each beside perf.
 #
 # Each figure is the median of N repetitions (default 5).  Within a
 # repetition every variant runs once, one after the other (the order
@@ -100,8 +107,9 @@ cd "$(dirname "$0")/.."
 cmdline="scripts/bench.sh${*:+ $*}"
 reps=5
 parts=all
+base=
 usage() {
-	echo "usage: scripts/bench.sh [-n N] [-p|--parts LIST]    (N repetitions, default 5; LIST: 1,2,4,5,6,7 or names, see --help)" >&2
+	echo "usage: scripts/bench.sh [-n N] [-p|--parts LIST] [-b|--base REV|BINARY]    (N repetitions, default 5; LIST: 1,2,4,5,6,7 or names; see --help)" >&2
 	exit 2
 }
 while [ $# -gt 0 ]; do
@@ -110,12 +118,18 @@ while [ $# -gt 0 ]; do
 	-n*) reps=${1#-n}; shift ;;
 	-p|--parts) [ $# -ge 2 ] || usage; parts=$2; shift 2 ;;
 	--parts=*) parts=${1#--parts=}; shift ;;
+	-b|--base) [ $# -ge 2 ] || usage; base=$2; shift 2 ;;
+	--base=*) base=${1#--base=}; shift ;;
 	-h|--help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) usage ;;
 	esac
 done
 case $reps in ''|*[!0-9]*) usage ;; esac
 [ "$reps" -ge 1 ] || usage
+if [ -n "$base" ] && [ ! -x "$base" ] && ! git rev-parse --verify -q "$base^{commit}" >/dev/null; then
+	echo "scripts/bench.sh: --base $base is neither an executable nor a git revision of this repository" >&2
+	exit 2
+fi
 
 # want N: part N is to run.
 declare -A wanted
@@ -207,6 +221,23 @@ else
 	rev="from $CTPROF"
 fi
 ctprof=$tmp/ctprof
+# The base ctprof, if any: copied, or built from its revision.
+base_ct= base_rev=
+if [ -z "$base" ] || ! want 1; then
+	:
+elif [ -x "$base" ]; then
+	cp "$base" "$tmp/ctprof-base"
+	base_ct=$tmp/ctprof-base base_rev="from $base"
+else
+	base_rev=$(git rev-parse --short "$base^{commit}")
+	say "building $base_rev into $tmp/base (--base)"
+	mkdir "$tmp/base"
+	git archive "$base_rev" | tar -x -C "$tmp/base"
+	{ meson setup "$tmp/base/build" "$tmp/base" && ninja -C "$tmp/base/build" src/ctprof; } >"$tmp/base.log" 2>&1 ||
+		{ tail -20 "$tmp/base.log" >&2; die "could not build $base_rev (--base): its log is above"; }
+	cp "$tmp/base/build/src/ctprof" "$tmp/ctprof-base"
+	base_ct=$tmp/ctprof-base
+fi
 bperf=
 if ! want 4; then
 	:
@@ -361,11 +392,13 @@ ctstats() {
 }
 
 # ---------------------------------------------------- part 1 variants --
-# KIND[HZ][-2]: ct = ctprof (libunwind), dw = ctprof (libdw), pd = perf
-# --call-graph dwarf, pf = perf -g on the frame-pointer build; -2: the
-# workload with two busy threads (one per CPU), compared to bare-2.
+# KIND[HZ][-2]: ct = ctprof (libunwind), dw = ctprof (libdw), bs = the
+# base ctprof (--base, its default unwinder), pd = perf --call-graph
+# dwarf, pf = perf -g on the frame-pointer build; -2: the workload with
+# two busy threads (one per CPU), compared to bare-2.
 variants=(bare fpbare ct99 ct999 pd99 pd999 pf99 pf999 bare-2 ct99-2 ct999-2 pd99-2 pd999-2)
 if has libdw; then variants+=(dw99 dw999); fi
+if [ -n "$base_ct" ]; then variants+=(bs99 bs999 bs99-2 bs999-2); fi
 
 declare -A elapsed
 checksum=
@@ -380,6 +413,7 @@ run_workload() {
 	fpbare) cmd=("${fp[@]}") ;;
 	ct) cmd=("$ctprof" ${unwopt[libunwind]} -F "$hz" -v -o "$tmp/ct.txt" -- "${wl[@]}") ;;
 	dw) cmd=("$ctprof" ${unwopt[libdw]} -F "$hz" -v -o "$tmp/ct.txt" -- "${wl[@]}") ;;
+	bs) cmd=("$base_ct" -F "$hz" -v -o "$tmp/ct.txt" -- "${wl[@]}") ;;
 	pd) cmd=(perf record -q -e cpu-clock --call-graph dwarf -F "$hz" -o "$tmp/perf.data" -- "${wl[@]}") ;;
 	pf) cmd=(perf record -q -e cpu-clock -g -F "$hz" -o "$tmp/perf.data" -- "${fp[@]}") ;;
 	esac
@@ -390,18 +424,20 @@ run_workload() {
 	elapsed[$v]=$(awk '$1 == "elapsed" { print $2 }' "$tmp/out")
 	[ -n "${elapsed[$v]}" ] || die "$v: the workload printed no elapsed time"
 	put "$v.elapsed" "${elapsed[$v]}"
-	case $kind in ct|dw) ctstats "$v" "$tmp/ct.txt" ;; esac
+	case $kind in ct|dw|bs) ctstats "$v" "$tmp/ct.txt" ;; esac
 }
 
 # Part 1's time lost per sample: bench/gaps.c bare, under ctprof and
 # under perf record --call-graph dwarf, at 999 Hz.
 gap_variants=(bare ct pd)
+if [ -n "$base_ct" ]; then gap_variants+=(bs); fi
 declare -A gap_el gap_lost
 run_gaps() {
 	local v=$1 el lost
 	local -a cmd=("$tmp/gaps")
 	case $v in
 	ct) cmd=("$ctprof" ${unwopt[libunwind]} -F 999 -v -o "$tmp/ct.txt" -- "$tmp/gaps") ;;
+	bs) cmd=("$base_ct" -F 999 -v -o "$tmp/ct.txt" -- "$tmp/gaps") ;;
 	pd) cmd=(perf record -q -e cpu-clock --call-graph dwarf -F 999 -o "$tmp/perf.data" -- "$tmp/gaps") ;;
 	esac
 	run 120 "${cmd[@]}"
@@ -409,7 +445,7 @@ run_gaps() {
 	[ -n "$lost" ] || die "gaps ($v) printed no lost time"
 	gap_el[$v]=$el gap_lost[$v]=$lost
 	put "gaps.$v.lost_ms" "$lost"
-	case $v in ct) ctstats gaps.ct "$tmp/ct.txt" ;; esac
+	case $v in ct|bs) ctstats "gaps.$v" "$tmp/ct.txt" ;; esac
 }
 
 # -------------------------------------------------------------- part 4 --
@@ -1044,12 +1080,13 @@ for ((r = 0; r < reps; r++)); do
 		*) put "$v.ratio" "$(div "${elapsed[$v]}" "${elapsed[bare]}")" ;;
 		esac
 	done
-	for ((i = 0; i < 3; i++)); do
+	for ((i = 0; i < ${#gap_variants[@]}; i++)); do
 		want 1 || break
-		run_gaps "${gap_variants[(i + r) % 3]}"
+		run_gaps "${gap_variants[(i + r) % ${#gap_variants[@]}]}"
 	done
-	for v in ct pd; do
+	for v in "${gap_variants[@]}"; do
 		want 1 || break
+		[ "$v" != bare ] || continue
 		put "gaps.$v.per_tick" "$(awk -v l="${gap_lost[$v]}" -v b="${gap_lost[bare]}" -v e="${gap_el[$v]}" \
 			'BEGIN { printf "%.2f\n", (l - b) * 1000 / (e * 999) }')"
 	done
@@ -1117,7 +1154,7 @@ total_s=$(( ($(now_us) - start_all + 500000) / 1000000 ))
 
 # The marginal cost of a sample: the difference in own CPU time between the
 # 999 Hz and the 99 Hz runs, per extra sample (start-up and fixed costs cancel).
-for b in ct dw ct-2; do
+for b in ct dw ct-2 bs bs-2; do
 	x=${b#??}
 	b=${b%-2}
 	[ -s "$res/${b}999$x.cpu_ms" ] || continue
@@ -1131,6 +1168,9 @@ maxrate() {
 secs() { awk -v u="$1" 'BEGIN { printf "%.0f s", u / 1e6 }'; }
 
 # ---------------------------------------------------------------- report --
+# base_row ROW: a line break and ROW, a row of a table, if --base ran;
+# nothing otherwise.
+base_row() { if [ -n "$base_ct" ]; then printf '\n%s' "$1"; fi; }
 fsched=$(cat "$res/floor.sched" 2>/dev/null || echo n/a)
 pct() { med "$1" %.1f; }
 
@@ -1151,7 +1191,7 @@ and the same threads, run bare in the same repetition.
 | profiler | 99 Hz | 999 Hz | 99 Hz, 2 threads | 999 Hz, 2 threads |
 | --- | --- | --- | --- | --- |
 | ctprof (libunwind) | $(med ct99.ratio %.3f) | $(med ct999.ratio %.3f) | $(med ct99-2.ratio %.3f) | $(med ct999-2.ratio %.3f) |
-| ctprof (libdw) | $(med dw99.ratio %.3f) | $(med dw999.ratio %.3f) | | |
+| ctprof (libdw) | $(med dw99.ratio %.3f) | $(med dw999.ratio %.3f) | | |$(base_row "| ctprof $base_rev (--base) | $(med bs99.ratio %.3f) | $(med bs999.ratio %.3f) | $(med bs99-2.ratio %.3f) | $(med bs999-2.ratio %.3f) |")
 | perf record -e cpu-clock --call-graph dwarf | $(med pd99.ratio %.3f) | $(med pd999.ratio %.3f) | $(med pd99-2.ratio %.3f) | $(med pd999-2.ratio %.3f) |
 | perf record -e cpu-clock -g, frame-pointer build | $(med pf99.ratio %.3f) | $(med pf999.ratio %.3f) | | |
 
@@ -1168,7 +1208,7 @@ stop request to its resume; the slower code after a stop is not in it.
 
 | at 999 Hz | lost per sample | ctprof's median stall there |
 | --- | --- | --- |
-| ctprof (libunwind) | $(us gaps.ct.per_tick) | $(us gaps.ct.stall_med) |
+| ctprof (libunwind) | $(us gaps.ct.per_tick) | $(us gaps.ct.stall_med) |$(base_row "| ctprof $base_rev (--base) | $(us gaps.bs.per_tick) | $(us gaps.bs.stall_med) |")
 | perf record -e cpu-clock --call-graph dwarf | $(us gaps.pd.per_tick) | |
 
 EOF
@@ -1180,7 +1220,7 @@ cat <<EOF
 | | median | p99 |
 | --- | --- | --- |
 | ctprof (libunwind) | $(us ct999.stall_med) | $(us ct999.stall_p99) |
-| ctprof (libdw) | $(us dw999.stall_med) | $(us dw999.stall_p99) |
+| ctprof (libdw) | $(us dw999.stall_med) | $(us dw999.stall_p99) |$(base_row "| ctprof $base_rev (--base) | $(us bs999.stall_med) | $(us bs999.stall_p99) |")$(base_row "| ctprof (libunwind), 2 threads | $(us ct999-2.stall_med) | $(us ct999-2.stall_p99) |")$(base_row "| ctprof $base_rev (--base), 2 threads | $(us bs999-2.stall_med) | $(us bs999-2.stall_p99) |")
 | floor, cross-CPU (tracer and target on two CPUs) | $(us floor.cross.med) | $(us floor.cross.p99) |
 | floor, cross-CPU, tracer polling waitpid | $(us floor.poll.med) | $(us floor.poll.p99) |
 | floor, same-CPU (both on one CPU) | $(us floor.same.med) | $(us floor.same.p99) |
@@ -1203,7 +1243,7 @@ cat <<EOF
 | --- | --- | --- | --- | --- | --- |
 | libunwind | $(us ct999.cpu_us) | $(maxrate ct999) | $(us ct.marginal) | $(us ct999.unwind_us) | $(med ct999.frames) |
 | libdw | $(us dw999.cpu_us) | $(maxrate dw999) | $(us dw.marginal) | $(us dw999.unwind_us) | $(med dw999.frames) |
-| libunwind, 2 threads | $(us ct999-2.cpu_us) | $(maxrate ct999-2) | $(us ct-2.marginal) | $(us ct999-2.unwind_us) | $(med ct999-2.frames) |
+| libunwind, 2 threads | $(us ct999-2.cpu_us) | $(maxrate ct999-2) | $(us ct-2.marginal) | $(us ct999-2.unwind_us) | $(med ct999-2.frames) |$(base_row "| ctprof $base_rev (--base) | $(us bs999.cpu_us) | $(maxrate bs999) | $(us bs.marginal) | $(us bs999.unwind_us) | $(med bs999.frames) |")$(base_row "| ctprof $base_rev (--base), 2 threads | $(us bs999-2.cpu_us) | $(maxrate bs999-2) | $(us bs-2.marginal) | $(us bs999-2.unwind_us) | $(med bs999-2.frames) |")
 
 What a sample costs at the least here (part 2's bench/floor.c, the tracer
 SCHED_FIFO on one CPU, a busy child on the other, 2000 times at 1 kHz;
