@@ -1434,6 +1434,18 @@ static void follow_arrival(struct sampler *sp, uint64_t woke_ns, uint64_t take_n
 	kicker_set_delay(&sp->kick, sp->delay_ns);
 }
 
+/* /proc/stat cannot be read (WHY): the helpers are never delayed, which
+ * is the accurate side (see follow_arrival()), at the cost of longer
+ * stops where ctprof's CPU is idle. */
+static void no_cpustat(struct sampler *sp, const char *why)
+{
+	verbose_msg("/proc/stat: %s: the helpers take their CPUs at the tick, not when ctprof comes (longer stops where its CPU is idle)",
+		    why);
+	sp->delay_ok = false;
+	sp->delay_ns = 0;
+	kicker_set_delay(&sp->kick, 0);
+}
+
 /* Reading after the tick: did other programs run on the sampler's CPU at
  * most a fifth of the time (the rest idle, or the sampler)?  Then the
  * helpers may wait for it (follow_arrival()): a sampler that comes early
@@ -1452,8 +1464,12 @@ static void watch_idle(struct sampler *sp)
 		return;
 	own = thread_cpu_ns();
 	memcpy(sp->idle_now, sp->idle_mark, (size_t)sp->kick.ncpus * sizeof(*sp->idle_now));
-	if (proc_cpus_idle(sp->cpustat_fd, sp->idle_now, sp->kick.ncpus) < 0)
+	if (proc_cpus_idle(sp->cpustat_fd, sp->idle_now, sp->kick.ncpus) < 0) {
+		close(sp->cpustat_fd);
+		sp->cpustat_fd = -1;
+		no_cpustat(sp, "no cpuN lines read");
 		return;
+	}
 	if (sp->idle_read_ns && c >= 0 && c < sp->kick.ncpus) {
 		uint64_t ticks = sp->idle_now[c] > sp->idle_mark[c] ? sp->idle_now[c] - sp->idle_mark[c] : 0;
 		uint64_t free_ns = ticks * (1000000000ULL / (uint64_t)sp->clock_tick) + own - sp->own_mark;
@@ -1768,6 +1784,8 @@ static void start_kicking(struct sampler *sp, uint64_t t0)
 			sp->take_known = xcalloc((size_t)sp->kick.ncpus, 1);
 			sp->at_tick = true;
 			sp->cpustat_fd = open("/proc/stat", O_RDONLY | O_CLOEXEC);
+			if (sp->cpustat_fd < 0)
+				no_cpustat(sp, strerror(errno));
 			sp->idle_mark = xcalloc((size_t)sp->kick.ncpus, sizeof(*sp->idle_mark));
 			sp->idle_now = xcalloc((size_t)sp->kick.ncpus, sizeof(*sp->idle_now));
 			sp->clock_tick = sysconf(_SC_CLK_TCK);

@@ -9,7 +9,8 @@
 # show that, one with a system call every few microseconds stays held,
 # and its stops are put off where something of a higher priority kept
 # its helper from the CPU; the helpers do not wait for ctprof where its
-# own CPU runs another program; without a real-time priority it says that its samples are not held.
+# own CPU runs another program, or /proc/stat cannot be read; without a
+# real-time priority it says that its samples are not held.
 . "$(dirname "$0")/lib.sh"
 skip_unless_ptrace attach
 
@@ -24,7 +25,7 @@ cpus_of() {
 	awk '$1 == "Cpus_allowed_list:" { print $2 }' "/proc/$1/task/$2/status" 2>/dev/null
 }
 
-plan 19
+plan 21
 "$TARGETS/crunch" 30 >"$TMP/crunch.out" &
 pid=$!
 bg_started "$pid"
@@ -144,6 +145,24 @@ if [ -n "$cpu_b" ] && command -v taskset >/dev/null; then
 else
 	skip "ctprof's CPU busy with another program: the helpers take the CPUs at the tick (mean delay under 1 us)" \
 		"needs 2 CPUs and taskset"
+fi
+
+# /proc/stat unreadable (an empty file mounted over it, in a mount
+# namespace of the test's own): the helpers are never delayed, and -v
+# says why.
+printf '' >"$TMP/nostat"
+if command -v unshare >/dev/null && [ "$(id -u)" = 0 ] &&
+	unshare -m --propagation private sh -c 'mount --bind "$1" /proc/stat' sh "$TMP/nostat" 2>/dev/null; then
+	run_cmd nostat unshare -m --propagation private sh -c 'mount --bind "$1" /proc/stat && shift && exec "$@"' sh \
+		"$TMP/nostat" "$CTPROF" ${CTPROF_ARGS:-} -F 999 -v -- "$TARGETS/selftime" syscall 1
+	delay=$(sed -n "s/.*helpers' mean delay \([0-9.]*\) us.*/\1/p" "$OUT")
+	diag "/proc/stat empty: $(grep '^ctprof: /proc/stat' "$ERR"); helpers' mean delay ${delay:-none} us"
+	check "/proc/stat unreadable: -v says so" \
+		eval 'is_status 0 && grep -q "^ctprof: /proc/stat: .*: the helpers take their CPUs at the tick" "$ERR"'
+	check "... and the helpers take the CPUs at the tick (mean delay 0)" eval '[ "$delay" = 0.0 ]'
+else
+	skip "/proc/stat unreadable: -v says so" "needs root and unshare -m"
+	skip "... and the helpers take the CPUs at the tick (mean delay 0)" "needs root and unshare -m"
 fi
 
 # A host that takes every CPU now and then, above the helpers' priority
