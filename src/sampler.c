@@ -387,8 +387,10 @@ static struct capture *capture_thread(void *arg, struct thread *t)
 	t->late_ticks = t->late_passed = t->carry = 0;
 	/* Its CPU time and time waiting for one are read as it is resumed
 	 * (resume_sampled), for the next tick to tell whether it slept
-	 * meanwhile (ran_at_tick). */
-	t->resumed_ns = sp->at_tick;
+	 * meanwhile (ran_at_tick), which only a CPU taken at the tick asks:
+	 * not read for a stop asked for while the thread ran, whose next
+	 * one most likely is too. */
+	t->resumed_ns = sp->at_tick && t->asked_held;
 	/* CPU-time weights are given when the thread is settled. */
 	c->ns = sp->cputime ? 0 : sp->period_ns * c->ticks;
 	c->pending = sp->cputime;
@@ -1000,7 +1002,7 @@ static bool choose(struct sampler *sp)
 		 * runs is the CPU it was last seen on; read again every few
 		 * ticks, in case it moved. */
 		if (sp->at_tick && !sp->wall && t->cpu_read_n && sp->tick_n + 1 - t->cpu_read_n < CPU_READ_TICKS &&
-		    thread_sched(t) == 0 && t->run_known && t->run_mark > t->sample_run &&
+		    taken_at(sp, t->last_cpu) && thread_sched(t) == 0 && t->run_known && t->run_mark > t->sample_run &&
 		    awake_since_resume(t, taken_at(sp, t->last_cpu)) && target_of(sp, t->proc, NULL)) {
 			t->ran_n = sp->tick_n + 1;
 			t->blocked_sample = false;
