@@ -1960,6 +1960,10 @@ int sampler_run(struct sampler *sp)
 		close(sp->cpustat_fd);
 		sp->cpustat_fd = -1;
 	}
+	if (sp->self_sched_fd >= 0) {
+		close(sp->self_sched_fd);
+		sp->self_sched_fd = -1;
+	}
 	lower_priority();
 	close(tfd);
 	return 0;
