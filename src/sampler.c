@@ -1744,7 +1744,7 @@ static uint64_t cpu_time_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-/* Wake up at WHEN (CLOCK_MONOTONIC), once. */
+/* Wake up at WHEN (CLOCK_MONOTONIC), once; 0: never. */
 static int arm(int tfd, uint64_t when)
 {
 	struct itimerspec its = {
@@ -1886,42 +1886,42 @@ int sampler_run(struct sampler *sp)
 			if (session_done(s))
 				continue;
 		}
+		/* The timer is not read: setting it for the next tick (or
+		 * disarming it) clears it, and a read cost a system call a
+		 * tick. */
 		if (pfd[0].revents & POLLIN) {
-			uint64_t exp = 0;
+			uint64_t woke = now_ns(), n = next_n, skipped = 0;
 
-			if (read(tfd, &exp, sizeof(exp)) == sizeof(exp) && exp > 0) {
-				uint64_t woke = now_ns(), n = next_n, skipped = 0;
+			/* Too late for tick n (its helpers have let go):
+			 * take the latest tick instead, and count those
+			 * between as missed, unless ctprof was stopped
+			 * with its command (Ctrl-Z): there was nothing
+			 * to sample then. */
+			if (woke > tick_time(t0, period, n) + late_max) {
+				uint64_t m = tick_next(t0, period, woke) - 1;
 
-				/* Too late for tick n (its helpers have let go):
-				 * take the latest tick instead, and count those
-				 * between as missed, unless ctprof was stopped
-				 * with its command (Ctrl-Z): there was nothing
-				 * to sample then. */
-				if (woke > tick_time(t0, period, n) + late_max) {
-					uint64_t m = tick_next(t0, period, woke) - 1;
-
-					skipped = m > n ? m - n : 0;
-					n += skipped;
-				}
-				if (s->resumed_after_stop) {
-					s->resumed_after_stop = false;
-					skipped = 0;
-				}
-				sp->stats.ticks += 1 + skipped;
-				sp->stats.missed += skipped;
-				sp->stats.lead_ns += lead(sp);
-				sp->stats.delay_ns += sp->delay_ns;
-				tick(sp, n, tick_time(t0, period, n), woke);
-				next_n = n + 1;
-				if (sp->once) {
-					/* A thread in uninterruptible sleep
-					 * stops when it leaves it: not waited
-					 * for longer than a second. */
-					end = now_ns() + 1000000000ULL;
-					continue;
-				}
-				arm(tfd, tick_time(t0, period, next_n) - lead(sp));
+				skipped = m > n ? m - n : 0;
+				n += skipped;
 			}
+			if (s->resumed_after_stop) {
+				s->resumed_after_stop = false;
+				skipped = 0;
+			}
+			sp->stats.ticks += 1 + skipped;
+			sp->stats.missed += skipped;
+			sp->stats.lead_ns += lead(sp);
+			sp->stats.delay_ns += sp->delay_ns;
+			tick(sp, n, tick_time(t0, period, n), woke);
+			next_n = n + 1;
+			if (sp->once) {
+				/* A thread in uninterruptible sleep
+				 * stops when it leaves it: not waited
+				 * for longer than a second. */
+				end = now_ns() + 1000000000ULL;
+				arm(tfd, 0);
+				continue;
+			}
+			arm(tfd, tick_time(t0, period, next_n) - lead(sp));
 		}
 	}
 	/* Stops that came in the last tick, then the unwinder is done: its
