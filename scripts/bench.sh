@@ -126,7 +126,12 @@ while [ $# -gt 0 ]; do
 done
 case $reps in ''|*[!0-9]*) usage ;; esac
 [ "$reps" -ge 1 ] || usage
-if [ -n "$base" ] && [ ! -x "$base" ] && ! git rev-parse --verify -q "$base^{commit}" >/dev/null; then
+# A binary named from where the script was started (it runs from the top
+# of the source tree).
+if [ -n "$base" ] && [ "${base#/}" = "$base" ] && [ -f "$OLDPWD/$base" ] && [ -x "$OLDPWD/$base" ]; then
+	base=$OLDPWD/$base
+fi
+if [ -n "$base" ] && ! { [ -f "$base" ] && [ -x "$base" ]; } && ! git rev-parse --verify -q "$base^{commit}" >/dev/null; then
 	echo "scripts/bench.sh: --base $base is neither an executable nor a git revision of this repository" >&2
 	exit 2
 fi
@@ -225,7 +230,7 @@ ctprof=$tmp/ctprof
 base_ct= base_rev=
 if [ -z "$base" ] || ! want 1; then
 	:
-elif [ -x "$base" ]; then
+elif [ -f "$base" ] && [ -x "$base" ]; then
 	cp "$base" "$tmp/ctprof-base"
 	base_ct=$tmp/ctprof-base base_rev="from $base"
 else
