@@ -95,8 +95,10 @@
 #     that works in the kernel before it sleeps: its wait_a_little's share
 #     of its thread CPU time); with build/tests/ratio3 (three threads working 1:2:3 on the
 #     machine's CPUs, which print their own CPU times) the shares of
-#     work1..3 and their distance to the CPU times.  CPython and sqlite3
-#     also run under ctprof while perf record -a records the whole system
+#     work1..3 and their distance to the CPU times.  redis, CPython and
+#     sqlite3 run under perf twice in each repetition: perf's first runs
+#     pooled against its second runs is the floor of the pooled distance.
+#     CPython and sqlite3 also run under ctprof while perf record -a records the whole system
 #     (as redis does; perf at 997 Hz there, see same_hz):
 #     ctprof against perf in the same run (measurement alone), and perf
 #     there against perf alone (what ctprof's stops change).  Each of these
@@ -642,6 +644,34 @@ perf_pairs() {
 	done
 }
 
+# perf_floor NAME: perf's first runs of every repetition, added up,
+# against its second runs (tools_twice), added up: how far apart two
+# pooled profiles of the workload are when both are perf's, the runs'
+# own differences and sampling's, which the pooled distance of ctprof
+# to perf (pooled_flat, as many runs) is to be read against.
+perf_floor() {
+	local name=$1 a="" b="" sa=$tmp/$1.A.floor.script sb=$tmp/$1.B.floor.script i f=$res/$1.tsv.floor
+	rm -f "$sa" "$sb"
+	for ((i = 0; i < reps; i++)); do
+		if [ -f "$tmp/$name.B.$i.script" ] && [ -f "$tmp/$name.$i.script" ]; then
+			cat "$tmp/$name.$i.script" >>"$sa"
+			cat "$tmp/$name.B.$i.script" >>"$sb"
+		elif [ -f "$tmp/$name.B.$i.data" ] && [ -f "$tmp/$name.$i.data" ]; then
+			a=$a${a:+,}$tmp/$name.$i.data
+			b=$b${b:+,}$tmp/$name.B.$i.data
+		fi
+	done
+	if [ -f "$sa" ]; then
+		"${flatcmp[@]}" --tsv "$sa" --perf-script "$sb"
+	elif [ -n "$a" ]; then
+		"${flatcmp[@]}" --tsv "$a" "$b"
+	else
+		return 0
+	fi >"$f" 2>/dev/null || return 0
+	put "$name.ftvd" "$(awk -F'\t' '$1 == "#distance" { print $2 }' "$f")"
+	put "$name.fnoise" "$(awk -F'\t' '$1 == "#noise" { print $2 }' "$f")"
+}
+
 # same_run NAME COMM CMD...: CMD under ctprof while perf record -a records
 # the whole system, its samples of the processes named COMM kept: two
 # profiles of one run.  Their distance is ctprof's error of measurement
@@ -700,6 +730,7 @@ profiled() {
 		rm -f "$tmp/$name.pb.gz"
 		run 180 "${layout[@]}" "$ctprof" ${unwopt[libunwind]} -F "$real_hz" -o "$tmp/$name.pb.gz" -- "$@"
 	else
+		[ "$tool" = perf ] || name=$name.B
 		rm -f "$tmp/$name.data"
 		run 180 "${layout[@]}" perf record -q -e cpu-clock -F "$real_hz" $cg -o "$tmp/$name.data" -- "$@"
 	fi
@@ -707,6 +738,26 @@ profiled() {
 
 # tools: the order of the two profilers in this repetition.
 tools() { if ((r % 2)); then echo perf ct; else echo ct perf; fi; }
+# tools_twice: the same with perf run twice (perf2: its second run, kept
+# apart for perf_floor), the three in an order that rotates.
+tools_twice() {
+	case $((r % 3)) in
+	0) echo ct perf perf2 ;;
+	1) echo perf perf2 ct ;;
+	*) echo perf2 ct perf ;;
+	esac
+}
+
+# keep_twice NAME: perf's second run of this repetition, kept for
+# perf_floor.
+keep_twice() {
+	local name=$1
+	if [ -f "$tmp/$name.B.script" ]; then
+		cp "$tmp/$name.B.script" "$tmp/$name.B.$r.script"
+	elif [ -f "$tmp/$name.B.data" ]; then
+		cp "$tmp/$name.B.data" "$tmp/$name.B.$r.data"
+	fi
+}
 
 # redis_start: redis-server on a free loopback port, no persistence, its
 # files in the temporary directory.  Sets redis_pid and redis_port.
@@ -744,7 +795,8 @@ redis_loop() {
 
 # redis_profiled TOOL: TOOL attached to redis-server from just before
 # redis-benchmark starts until it ends (SIGINT then, as Ctrl-C would); TOOL
-# bare: nothing attached; TOOL same: ctprof attached while perf -a
+# perf2: perf again, its profile kept as redis.B.*; TOOL bare: nothing
+# attached; TOOL same: ctprof attached while perf -a
 # records, their profiles kept as redis.same.R.pb.gz and .script for
 # same_pooled.  Around the benchmark, redis's voluntary context
 # switches (each a wait in epoll_wait, or a stop of ctprof's), its CPU time
@@ -753,7 +805,7 @@ redis_loop() {
 # its system calls (tracepoints at every entry) made ctprof's profile of
 # it 0.33 from perf's in a run where 0.10 was usual.
 redis_profiled() {
-	local tool=$1 pid= ppid= rc=0 prc=0 pprc=0 v0 v1 r0 r1 c0 c1 stops=0
+	local tool=$1 pid= ppid= rc=0 prc=0 pprc=0 v0 v1 r0 r1 c0 c1 stops=0 pf=
 	if [ "$tool" = bare ]; then
 		:
 	elif [ "$tool" = ct ] || [ "$tool" = same ]; then
@@ -777,8 +829,10 @@ redis_profiled() {
 		# Hz, against 0.16-0.165 with nothing attached and 0.165-0.17
 		# under perf -a), and its profile was 0.075-0.10 from perf's
 		# system-wide one.
-		rm -f "$tmp/redis.data" "$tmp/redis.script"
-		perf record -q -a -e cpu-clock -F "$real_hz" -g -o "$tmp/redis.data" \
+		pf=redis
+		[ "$tool" = perf ] || pf=redis.B
+		rm -f "$tmp/$pf.data" "$tmp/$pf.script"
+		perf record -q -a -e cpu-clock -F "$real_hz" -g -o "$tmp/$pf.data" \
 			>"$tmp/prof.out" 2>"$tmp/prof.err" &
 	fi
 	if [ "$tool" != bare ]; then
@@ -804,9 +858,9 @@ redis_profiled() {
 		esac
 	fi
 	[ "$rc" -eq 0 ] || { tail -5 "$tmp/err" >&2; die "redis-benchmark failed with status $rc"; }
-	if [ "$tool" = perf ] && [ "$prc" -eq 0 -o "$prc" -eq 130 ]; then
-		perf script -i "$tmp/redis.data" --pid "$redis_pid" -F tid,period,ip,sym,symoff,dso \
-			--no-inline --no-demangle >"$tmp/redis.script" 2>/dev/null ||
+	if [ "${tool#perf}" != "$tool" ] && [ "$prc" -eq 0 -o "$prc" -eq 130 ]; then
+		perf script -i "$tmp/$pf.data" --pid "$redis_pid" -F tid,period,ip,sym,symoff,dso \
+			--no-inline --no-demangle >"$tmp/$pf.script" 2>/dev/null ||
 			die "perf script failed on the system-wide profile of redis-server"
 	fi
 	if [ "$tool" = same ] && [ "$prc" -eq 0 ]; then
@@ -834,7 +888,7 @@ redis_profiled() {
 	[ "$tool" != bare ] || return 0
 	# perf ends by raising SIGINT again once its file is written (130).
 	case $tool:$prc in
-	ct:0|same:0|perf:0|perf:130) ;;
+	ct:0|same:0|perf:0|perf:130|perf2:0|perf2:130) ;;
 	*) tail -5 "$tmp/prof.err" >&2; die "$tool attached to redis-server failed with status $prc" ;;
 	esac
 }
@@ -866,19 +920,22 @@ real_programs() {
 		case $name in
 		redis)
 			[ -n "${redis_pid:-}" ] || redis_start
-			for t in bare $(tools); do redis_profiled "$t"; done
+			for t in bare $(tools_twice); do redis_profiled "$t"; done
 			flat redis
+			keep_twice redis
 			redis_profiled same ;;
 		python)
 			layout=("${fixed_layout[@]}")
-			for t in $(tools); do profiled python "$t" -g "${py_env[@]}" /usr/bin/python3 "$tmp/pywork.py" "$py_rounds"; done
+			for t in $(tools_twice); do profiled python "$t" -g "${py_env[@]}" /usr/bin/python3 "$tmp/pywork.py" "$py_rounds"; done
 			flat python
+			keep_twice python
 			same_run python python3 "${py_env[@]}" /usr/bin/python3 "$tmp/pywork.py" "$py_rounds"
 			layout=() ;;
 		sqlite)
 			layout=("${fixed_layout[@]}")
-			for t in $(tools); do profiled sqlite "$t" -g "${sql_env[@]}" sqlite3 :memory: "${sql_reads[@]}"; done
+			for t in $(tools_twice); do profiled sqlite "$t" -g "${sql_env[@]}" sqlite3 :memory: "${sql_reads[@]}"; done
 			flat sqlite
+			keep_twice sqlite
 			same_run sqlite sqlite3 "${sql_env[@]}" sqlite3 :memory: "${sql_reads[@]}"
 			layout=() ;;
 		selftime-*|pollsleep)
@@ -968,7 +1025,7 @@ top() {
 
 # The report of part 7.
 real_report() {
-	local name head
+	local name head floor
 	cat <<EOF
 **7. Accuracy on real programs.** ctprof and \`perf record -e cpu-clock -g\`
 (\`--call-graph dwarf\` for the test targets, whose callers count), both at
@@ -990,20 +1047,27 @@ with variance p(1-p)(1/N1 + 1/N2)).  perf against perf: the distance
 between perf's profiles of two repetitions (the median over every pair):
 how far apart two runs of the workload are, sampling included, which no
 profiler's distance to perf goes below.  All runs pooled: the same over
-the profiles of every repetition added up, each tool's.
+the profiles of every repetition added up, each tool's.  perf against
+perf, pooled: redis, CPython and sqlite3 run under perf twice in each
+repetition (the three runs in an order that rotates), and the first
+runs added up are compared with the second runs added up: the floor of
+the pooled distance, as many runs and samples on each side.
 
 EOF
 	if [ -n "${real_skip[all]:-}" ]; then
 		printf 'Skipped: %s.\n\n' "${real_skip[all]}"
 		return
 	fi
-	printf '| workload | distance | from sampling alone | perf against perf | all runs pooled | pooled, from sampling alone | ctprof samples | perf samples |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n'
+	printf '| workload | distance | from sampling alone | perf against perf | all runs pooled | pooled, from sampling alone | perf against perf, pooled (from sampling alone) | ctprof samples | perf samples |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n'
 	for name in "${real_names[@]}"; do
 		pooled_flat "$name"
 		perf_pairs "$name"
-		printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "${real_title[$name]}" "$(med "$name.tvd" %.3f)" \
+		perf_floor "$name"
+		floor=n/a
+		[ -s "$res/$name.ftvd" ] && floor="$(med "$name.ftvd" %.3f) ($(med "$name.fnoise" %.3f))"
+		printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "${real_title[$name]}" "$(med "$name.tvd" %.3f)" \
 			"$(med "$name.noise" %.3f)" "$(med "$name.pptvd" %.3f)" "$(med "$name.ptvd" %.3f)" \
-			"$(med "$name.pnoise" %.3f)" "$(med "$name.ct_n" %.0f)" "$(med "$name.perf_n" %.0f)"
+			"$(med "$name.pnoise" %.3f)" "$floor" "$(med "$name.ct_n" %.0f)" "$(med "$name.perf_n" %.0f)"
 	done
 	echo
 	if [ -n "${real_title[redis]:-}${real_title[python]:-}${real_title[sqlite]:-}" ]; then
