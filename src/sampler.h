@@ -171,6 +171,11 @@ struct sampler {
 	                                 * tick, in its run queue's clock */
 	unsigned char *take_known;      /* [cpu]: 0 not yet read, 1 known,
 	                                 * 2 not known */
+	struct rq_offset {
+		int64_t ns;             /* CLOCK_MONOTONIC less the run
+		                         * queue's clock, at one take */
+		uint64_t tick;          /* ... the tick's number + 1 */
+	} *rq_offs;                     /* [cpu * RQ_OFFS]: the last ones */
 	uint64_t tick_n;                /* the tick being served */
 	struct pick *late;              /* threads read again at the tick */
 	size_t nlate;
