@@ -70,13 +70,10 @@
  * before the CPU was taken counts as taken off it then. */
 #define AT_TICK_SLACK_NS 5000ULL
 /* ... and one found asleep that left its CPU later than this after the
- * moment its CPU was meant to be taken was on it then
- * (slept_after_tick()). */
+ * moment its CPU was meant to be taken was on it then, where the
+ * difference of the run queue's clock to ctprof's is known from this
+ * take alone (slept_after_tick()). */
 #define SLEPT_MARGIN_NS 20000ULL
-/* ... or, where the difference of the run queue's clock to ctprof's is
- * known from the takes before (rq_offset()), later than this after
- * that moment. */
-#define SLEPT_AFTER_NS 10000ULL
 /* The takes kept for rq_offset(), per CPU, and for how many ticks. */
 #define RQ_OFFS 8
 #define RQ_OFFS_TICKS 64
@@ -812,48 +809,62 @@ static uint64_t taken_at(const struct sampler *sp, int cpu)
 	return sp->want[cpu] == WANT_HELD ? sp->since[cpu] : 0;
 }
 
-/* CPU C was taken at this tick, in both clocks: note their difference.
- * It is that of the clocks plus the taker's way from its switch-in (the
- * run queue's clock) to its reading of CLOCK_MONOTONIC, which is a few
- * microseconds at best and, on the VM measured here, up to 100 us more
- * (a return to user space there goes through the hypervisor); and the
- * two clocks drift apart, here by 0.3-0.5 ms at a time every few
- * hundred milliseconds. */
+/* CPU C was taken at this tick: note the difference of ctprof's clock
+ * to its run queue's, between two bounds.  The taker came onto the CPU
+ * (take_es, in the run queue's clock) after the moment it was meant to
+ * (its timer's) and before it read ctprof's clock (taken_at()).  On the
+ * VM measured, its way from one to the other varied by 0-100 us from
+ * take to take (a return to user space there goes through the
+ * hypervisor), and the two clocks drift apart, by 0.3-0.5 ms at a time
+ * every few hundred milliseconds. */
 static void note_rq_offset(struct sampler *sp, int c)
 {
 	struct rq_offset *o = &sp->rq_offs[(size_t)c * RQ_OFFS];
+	uint64_t meant = sp->tick_ns + (c == sp->here ? 0 : sp->tick_delay_ns);
 	size_t i, old = 0;
 
 	for (i = 1; i < RQ_OFFS; i++)
 		if (o[i].tick < o[old].tick)
 			old = i;
-	o[old].ns = (int64_t)taken_at(sp, c) - (int64_t)sp->take_es[c];
+	o[old].lo = (int64_t)meant - (int64_t)sp->take_es[c];
+	o[old].hi = (int64_t)taken_at(sp, c) - (int64_t)sp->take_es[c];
 	o[old].tick = sp->tick_n + 1;
 }
 
-/* The difference of CPU C's run queue clock to CLOCK_MONOTONIC: the
- * second smallest of those noted at its takes in the last RQ_OFFS_TICKS
- * ticks (the smallest, but for one taker that ran late after a switch-in
- * that was not its take), if there are three. */
+/* The difference of ctprof's clock to CPU C's run queue clock, from its
+ * takes in the last RQ_OFFS_TICKS ticks, if there are three: at least
+ * the second largest lower bound, at most the second smallest upper
+ * bound (the second: a taker preempted between its switch-in and its
+ * clock read, or one woken early, gives one bound that is wrong), and
+ * taken halfway between them.  On the VM measured the two were 11-22 us
+ * apart (10th to 90th percentile). */
 static bool rq_offset(const struct sampler *sp, int c, int64_t *ns)
 {
 	const struct rq_offset *o = &sp->rq_offs[(size_t)c * RQ_OFFS];
-	int64_t lo = INT64_MAX, lo2 = INT64_MAX;
+	int64_t lo = INT64_MIN, lo2 = INT64_MIN, hi = INT64_MAX, hi2 = INT64_MAX;
 	size_t i, n = 0;
 
 	for (i = 0; i < RQ_OFFS; i++) {
 		if (!o[i].tick || o[i].tick + RQ_OFFS_TICKS <= sp->tick_n + 1)
 			continue;
 		n++;
-		if (o[i].ns < lo) {
+		if (o[i].hi < hi) {
+			hi2 = hi;
+			hi = o[i].hi;
+		} else if (o[i].hi < hi2) {
+			hi2 = o[i].hi;
+		}
+		if (o[i].lo > lo) {
 			lo2 = lo;
-			lo = o[i].ns;
-		} else if (o[i].ns < lo2) {
-			lo2 = o[i].ns;
+			lo = o[i].lo;
+		} else if (o[i].lo > lo2) {
+			lo2 = o[i].lo;
 		}
 	}
-	*ns = lo2;
-	return n >= 3;
+	if (n < 3)
+		return false;
+	*ns = lo2 + (hi2 - lo2) / 2;
+	return true;
 }
 
 /* When CPU C was taken at this tick, in its run queue's clock, which a
@@ -979,27 +990,28 @@ static int ran_at_tick(struct sampler *sp, struct thread *t, int cpu)
  * sampled at 1.02-1.08 of its CPU time's ticks (0.99-1.03 before), and
  * epoll_wait was -2.7 to +1.1 points from perf's (-3.0 to -1.0).
  *
- * That margin is the taker's own lateness from its switch-in to its
- * clock read, which on a later host (another VM of the same kind, where
- * the tick's interrupt does reach kernel code, so perf's ticks land in
- * pollsleep's call) was 0-100 us from take to take, two runs of the two
- * clocks' difference read at every take; pollsleep's call had 35-41% of
- * ctprof's reports against its own clock's 51-53% and perf's 57.6%, and
- * ctprof sampled it at 0.82 of its CPU time's ticks.  So where the
- * clocks' difference is known from the takes before (the second
- * smallest of the last eight, rq_offset(): the one with the least
- * lateness), the moment the thread left its CPU is put on ctprof's
- * clock with it and compared with the moment meant, plus SLEPT_AFTER_NS.
- * pollsleep's call then had 44-48% (six runs, ctprof on either CPU), at
- * 0.96-1.0 of its CPU time's ticks.  The 10 us are for redis-server:
- * its sleeps come close after the moment meant on ctprof's clock, and
- * counted from that moment, or 5 us after, redis was sampled at 1.09-1.12
- * of its CPU time's ticks with epoll_wait at 17.1-18.3%, against 1.04-1.05
- * and 14.1-15.1% before (perf: 15.1%); with 10 us, at 1.05 and 15.4-16.2%
- * (alternating runs, ctprof attached under redis-benchmark).  Its
- * threads woken just after the tick, which run before their CPU is
- * taken and count as running at the tick, have no such fix: /proc does
- * not say when a thread came onto its CPU. */
+ * That margin is the taker's own lateness from its switch-in to its clock
+ * read, which on a later host (a VM of the same kind, where the tick's
+ * interrupt does reach kernel code, so that perf's ticks land in
+ * pollsleep's call) was 0-100 us from one take to the next.  There
+ * pollsleep's call had 35-41% of ctprof's reports against 51-53% by its
+ * own clock and 57.6% by perf's, and ctprof sampled it at 0.82 of its CPU
+ * time's ticks: the margin lost most of the ticks in the work before the
+ * sleep.  So where the takes before give the two clocks' difference
+ * (rq_offset(): between bounds 11-22 us apart there), the moment the
+ * thread left is put on ctprof's clock with it and compared with the
+ * moment meant.  pollsleep's call: 44.9-47.6% in four runs, ctprof on
+ * either CPU, at 0.95-0.97 of its CPU time's ticks.  Taken at the
+ * bounds: with the upper one (this take's way, at its shortest) and 10
+ * us of margin, 44-48%, but redis-server sharing one CPU with
+ * redis-benchmark (ctprof on the other) was sampled at 1.03-1.09 of its
+ * CPU time's ticks, epoll_wait 19.6-22.9% where perf gave 16.6-20.3%;
+ * with the lower one, pollsleep 40-42% at 0.86-0.89; halfway, redis so
+ * placed at 0.97-1.01 and 17.6-18.8% (perf 17.6-19.5%), and placed by the
+ * scheduler at 1.05, 13.9-15.2% (perf 15.1%, the margin of 20 us
+ * 14.3-14.9%).  A thread woken just after the tick that runs before
+ * its CPU is taken still counts as running at the tick: /proc does not
+ * say when a thread came onto its CPU. */
 static bool slept_after_tick(struct sampler *sp, struct thread *t, int cpu)
 {
 	uint64_t since = taken_at(sp, cpu), back = AT_TICK_SLACK_NS, take, es;
@@ -1012,7 +1024,7 @@ static bool slept_after_tick(struct sampler *sp, struct thread *t, int cpu)
 		if (t->sched_fd < 0)
 			t->sched_fd = proc_open_task_sched(t->proc->pid, t->tid);
 		return proc_exec_start(t->sched_fd, &es) == 0 &&
-		       (int64_t)es + off >= (int64_t)(meant + SLEPT_AFTER_NS) && target_of(sp, t->proc, NULL);
+		       (int64_t)es + off >= (int64_t)meant && target_of(sp, t->proc, NULL);
 	}
 	if (since > meant + SLEPT_MARGIN_NS + back)
 		back = since - meant - SLEPT_MARGIN_NS;

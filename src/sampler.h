@@ -172,8 +172,9 @@ struct sampler {
 	unsigned char *take_known;      /* [cpu]: 0 not yet read, 1 known,
 	                                 * 2 not known */
 	struct rq_offset {
-		int64_t ns;             /* CLOCK_MONOTONIC less the run
-		                         * queue's clock, at one take */
+		int64_t lo, hi;         /* CLOCK_MONOTONIC less the run
+		                         * queue's clock at one take: at
+		                         * least, and at most */
 		uint64_t tick;          /* ... the tick's number + 1 */
 	} *rq_offs;                     /* [cpu * RQ_OFFS]: the last ones */
 	uint64_t tick_n;                /* the tick being served */
