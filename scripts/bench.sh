@@ -11,7 +11,7 @@
 # commas: 1 (or slowdown; 2's ctprof figures and 3 are those runs, so 3
 # means 1), 2 (floor), 4 (bperf), 5 (threads), 6 (wall), 7 (real);
 # accuracy is 4 and 7.  `scripts/bench.sh -n 3 --parts 7` runs the accuracy
-# on real programs alone, in about 5 minutes.  Default: all.
+# on real programs alone, in about 7 minutes.  Default: all.
 #
 # --base runs a second ctprof beside the first in part 1 (slowdown at 99
 # and 999 Hz, one thread and two, and bench/gaps.c), and so in parts 2 and
