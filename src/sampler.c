@@ -895,7 +895,6 @@ static bool take_time(struct sampler *sp, int c, uint64_t *es)
 	return sp->take_known[c] == 1;
 }
 
-
 /* Did thread T not sleep between its last sample's resume and SINCE?  Its
  * CPU time and its time waiting for a CPU since then (run_mark and
  * wait_mark, read now) fill that time. */
@@ -1001,9 +1000,9 @@ static int ran_at_tick(struct sampler *sp, struct thread *t, int cpu)
  * (rq_offset(): between bounds 11-22 us apart there), the moment the
  * thread left is put on ctprof's clock with it and compared with the
  * moment meant.  pollsleep's call: 44.9-47.6% in four runs, ctprof on
- * either CPU, at 0.95-0.97 of its CPU time's ticks.  Taken at the
- * bounds: with the upper one (this take's way, at its shortest) and 10
- * us of margin, 44-48%, but redis-server sharing one CPU with
+ * either CPU, at 0.95-0.97 of its CPU time's ticks.  Taken at one of the
+ * bounds instead: at the upper one (the takers' shortest way) with 10 us
+ * of margin, 44-48%, but redis-server sharing one CPU with
  * redis-benchmark (ctprof on the other) was sampled at 1.03-1.09 of its
  * CPU time's ticks, epoll_wait 19.6-22.9% where perf gave 16.6-20.3%;
  * with the lower one, pollsleep 40-42% at 0.86-0.89; halfway, redis so
