@@ -799,6 +799,13 @@ static bool add_late(struct sampler *sp, struct thread *t, int cpu, bool running
 	return true;
 }
 
+/* When CPU was meant to be taken at this tick (ctprof's clock): ctprof's
+ * own at the tick, a helper's its delay after it. */
+static uint64_t meant_at(const struct sampler *sp, int cpu)
+{
+	return sp->tick_ns + (cpu == sp->here ? 0 : sp->tick_delay_ns);
+}
+
 /* When CPU was taken at this tick (ctprof's clock), 0 if it was not. */
 static uint64_t taken_at(const struct sampler *sp, int cpu)
 {
@@ -820,13 +827,12 @@ static uint64_t taken_at(const struct sampler *sp, int cpu)
 static void note_rq_offset(struct sampler *sp, int c)
 {
 	struct rq_offset *o = &sp->rq_offs[(size_t)c * RQ_OFFS];
-	uint64_t meant = sp->tick_ns + (c == sp->here ? 0 : sp->tick_delay_ns);
 	size_t i, old = 0;
 
 	for (i = 1; i < RQ_OFFS; i++)
 		if (o[i].tick < o[old].tick)
 			old = i;
-	o[old].lo = (int64_t)meant - (int64_t)sp->take_es[c];
+	o[old].lo = (int64_t)meant_at(sp, c) - (int64_t)sp->take_es[c];
 	o[old].hi = (int64_t)taken_at(sp, c) - (int64_t)sp->take_es[c];
 	o[old].tick = sp->tick_n + 1;
 }
@@ -834,8 +840,9 @@ static void note_rq_offset(struct sampler *sp, int c)
 /* The difference of ctprof's clock to CPU C's run queue clock, from its
  * takes in the last RQ_OFFS_TICKS ticks, if there are three: at least
  * the second largest lower bound, at most the second smallest upper
- * bound (the second: a taker preempted between its switch-in and its
- * clock read, or one woken early, gives one bound that is wrong), and
+ * bound (the second: a taker whose se.exec_start the scheduler's tick
+ * moved on before it was read gives an upper bound too low, a helper
+ * that went to sleep before its delay grew a lower bound too high), and
  * taken halfway between them.  On the VM measured the two were 11-22 us
  * apart (10th to 90th percentile). */
 static bool rq_offset(const struct sampler *sp, int c, int64_t *ns)
@@ -905,6 +912,15 @@ static bool awake_since_resume(const struct thread *t, uint64_t since)
 	return t->run_mark - t->stop_run + t->wait_mark - t->stop_wait + AWAKE_SLACK_NS >= since - t->resumed_ns;
 }
 
+/* When thread T last left a CPU (its se.exec_start, in the run queue's
+ * clock), into *ES; false if not known. */
+static bool left_cpu_at(struct thread *t, uint64_t *es)
+{
+	if (t->sched_fd < 0)
+		t->sched_fd = proc_open_task_sched(t->proc->pid, t->tid);
+	return proc_exec_start(t->sched_fd, es) == 0;
+}
+
 /* Did thread T last leave CPU at or after the moment that CPU was taken
  * at this tick, less SLACK_NS (its se.exec_start, in the run queue's
  * clock)?  1 yes, 0 no, -1 not known. */
@@ -914,9 +930,7 @@ static int left_after_take(struct sampler *sp, struct thread *t, int cpu, uint64
 
 	if (!taken_at(sp, cpu) || !take_time(sp, cpu, &take))
 		return -1;
-	if (t->sched_fd < 0)
-		t->sched_fd = proc_open_task_sched(t->proc->pid, t->tid);
-	if (proc_exec_start(t->sched_fd, &es) < 0)
+	if (!left_cpu_at(t, &es))
 		return -1;
 	return es + slack_ns >= take;
 }
@@ -1014,16 +1028,14 @@ static int ran_at_tick(struct sampler *sp, struct thread *t, int cpu)
 static bool slept_after_tick(struct sampler *sp, struct thread *t, int cpu)
 {
 	uint64_t since = taken_at(sp, cpu), back = AT_TICK_SLACK_NS, take, es;
-	uint64_t meant = sp->tick_ns + (cpu == sp->here ? 0 : sp->tick_delay_ns);
+	uint64_t meant = meant_at(sp, cpu);
 	int64_t off;
 
 	if (!sp->at_tick)
 		return false;
 	if (since && take_time(sp, cpu, &take) && rq_offset(sp, cpu, &off)) {
-		if (t->sched_fd < 0)
-			t->sched_fd = proc_open_task_sched(t->proc->pid, t->tid);
-		return proc_exec_start(t->sched_fd, &es) == 0 &&
-		       (int64_t)es + off >= (int64_t)meant && target_of(sp, t->proc, NULL);
+		return left_cpu_at(t, &es) && (int64_t)es + off >= (int64_t)meant &&
+		       target_of(sp, t->proc, NULL);
 	}
 	if (since > meant + SLEPT_MARGIN_NS + back)
 		back = since - meant - SLEPT_MARGIN_NS;
