@@ -96,10 +96,11 @@
 #     of its thread CPU time); with build/tests/ratio3 (three threads working 1:2:3 on the
 #     machine's CPUs, which print their own CPU times) the shares of
 #     work1..3 and their distance to the CPU times.  redis, CPython and
-#     sqlite3 run under perf twice in each repetition: perf's first runs
-#     pooled against its second runs is the floor of the pooled distance.
-#     CPython and sqlite3 also run under ctprof while perf record -a records the whole system
-#     (as redis does; perf at 997 Hz there, see same_hz):
+#     sqlite3 run under perf twice in each repetition: one of perf's runs
+#     of each, pooled, against the other, pooled, is the floor of the
+#     pooled distance.  CPython and sqlite3 also run under ctprof while
+#     perf record -a records the whole system (as redis does; perf at 997
+#     Hz there, see same_hz):
 #     ctprof against perf in the same run (measurement alone), and perf
 #     there against perf alone (what ctprof's stops change).  Each of these
 #     is skipped, with a note, when its program is missing.
@@ -644,11 +645,12 @@ perf_pairs() {
 	done
 }
 
-# perf_floor NAME: perf's first runs of every repetition, added up,
-# against its second runs (tools_twice), added up: how far apart two
-# pooled profiles of the workload are when both are perf's, the runs'
-# own differences and sampling's, which the pooled distance of ctprof
-# to perf (pooled_flat, as many runs) is to be read against.
+# perf_floor NAME: perf's runs compared with ctprof's (NAME.R.*), added
+# up, against its other runs (perf2 in tools_twice, NAME.B.R.*), added
+# up: how far apart two pooled profiles of the workload are when both
+# are perf's, the runs' own differences and sampling's, which the pooled
+# distance of ctprof to perf (pooled_flat, as many runs) is to be read
+# against.
 perf_floor() {
 	local name=$1 a="" b="" sa=$tmp/$1.A.floor.script sb=$tmp/$1.B.floor.script i f=$res/$1.tsv.floor
 	rm -f "$sa" "$sb"
@@ -1049,9 +1051,10 @@ how far apart two runs of the workload are, sampling included, which no
 profiler's distance to perf goes below.  All runs pooled: the same over
 the profiles of every repetition added up, each tool's.  perf against
 perf, pooled: redis, CPython and sqlite3 run under perf twice in each
-repetition (the three runs in an order that rotates), and the first
-runs added up are compared with the second runs added up: the floor of
-the pooled distance, as many runs and samples on each side.
+repetition (the three runs in an order that rotates), and one of perf's
+two runs of every repetition, added up, is compared with the other,
+added up: the floor of the pooled distance, as many runs and samples on
+each side.
 
 EOF
 	if [ -n "${real_skip[all]:-}" ]; then
