@@ -148,11 +148,8 @@ struct sampler {
 	bool at_tick;                   /* threads are read once their CPUs
 	                                 * are taken (see tick()) */
 	int self_sched_fd;              /* the sampler's /proc sched file */
-	uint64_t self_es;               /* ... its se.exec_start at this tick */
-	bool self_es_ok;
-	bool wanders;                   /* a thread runs in bursts and may
-	                                 * wake up on any CPU: self_es is read
-	                                 * at every tick (ready_at_tick()) */
+	uint64_t self_es;               /* ... its se.exec_start at this tick,
+	                                 * read when first needed (take_time()) */
 	int here;                       /* this tick: the sampler's CPU */
 	uint64_t woke_ns;               /* ... and when it woke there */
 	uint64_t tick_ns;               /* ... the tick's time */
