@@ -901,9 +901,10 @@ static bool take_time(struct sampler *sp, int c, uint64_t *es)
 			 * it before ctprof woke there and preempted the
 			 * helper in turn. */
 			uint64_t back = sp->since[c] && sp->since[c] < sp->woke_ns ? sp->woke_ns - sp->since[c] : 0;
+			uint64_t self_es;
 
-			if (proc_exec_start(sp->self_sched_fd, &sp->self_es) == 0 && sp->self_es > back) {
-				sp->take_es[c] = sp->self_es - back;
+			if (proc_exec_start(sp->self_sched_fd, &self_es) == 0 && self_es > back) {
+				sp->take_es[c] = self_es - back;
 				sp->take_known[c] = 1;
 			}
 		} else if (sp->want[c] == WANT_HELD && kicker_exec_start(&sp->kick, c, &sp->take_es[c]) == 0) {
@@ -1890,8 +1891,10 @@ static void start_kicking(struct sampler *sp, uint64_t t0)
 	 * there since Linux 6.15; before, with CONFIG_SCHED_DEBUG).
 	 * Otherwise they are read before the tick. */
 	if (!sp->once) {
+		uint64_t es;
+
 		sp->self_sched_fd = proc_open_task_sched(getpid(), (pid_t)syscall(SYS_gettid));
-		if (proc_exec_start(sp->self_sched_fd, &sp->self_es) == 0) {
+		if (proc_exec_start(sp->self_sched_fd, &es) == 0) {
 			sp->take_es = xcalloc((size_t)sp->kick.ncpus, sizeof(*sp->take_es));
 			sp->take_known = xcalloc((size_t)sp->kick.ncpus, 1);
 			sp->rq_offs = xcalloc((size_t)sp->kick.ncpus * RQ_OFFS, sizeof(*sp->rq_offs));

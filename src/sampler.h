@@ -147,9 +147,8 @@ struct sampler {
 	uint64_t *since;                /* [cpu]: when its helper took it */
 	bool at_tick;                   /* threads are read once their CPUs
 	                                 * are taken (see tick()) */
-	int self_sched_fd;              /* the sampler's /proc sched file */
-	uint64_t self_es;               /* ... its se.exec_start at this tick,
-	                                 * read when first needed (take_time()) */
+	int self_sched_fd;              /* the sampler's /proc sched file, for
+	                                 * its se.exec_start (take_time()) */
 	int here;                       /* this tick: the sampler's CPU */
 	uint64_t woke_ns;               /* ... and when it woke there */
 	uint64_t tick_ns;               /* ... the tick's time */
