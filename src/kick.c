@@ -89,12 +89,21 @@ static uint64_t park_after(const struct kicker *k)
 }
 
 /* Hold the CPU for tick N (woken at NOW, meant to wake at T) until the
- * sampler frees it, or for hold_max_ns at most; KICK_ASK_MAX times that
+ * sampler frees it, or until hold_max_ns after T at most, half of that
+ * after NOW if that is later; KICK_ASK_MAX - 1 times hold_max_ns longer
  * if the sampler has begun to ask the CPU's threads to stop. */
 static void hold(struct kick_slot *s, uint64_t n, uint64_t t, uint64_t now)
 {
-	uint64_t cur = atomic_load(&s->state), deadline = t + s->k->hold_max_ns;
-	uint64_t last = t + KICK_ASK_MAX * s->k->hold_max_ns;
+	uint64_t hold_max = s->k->hold_max_ns;
+	uint64_t cur = atomic_load(&s->state), deadline = t + hold_max, last;
+
+	/* Woken late: the thread it preempts ran kernel code that does not
+	 * give way to a woken thread until it sleeps or returns to user
+	 * space.  The sampler waits for the take until hold_max_ns after T
+	 * (kicker_wait_hold()), and has at least half of that to claim it. */
+	if (deadline < now + hold_max / 2)
+		deadline = now + hold_max / 2;
+	last = deadline + (KICK_ASK_MAX - 1) * hold_max;
 
 	/* Not needed at this tick; or, if the sampler has not yet said,
 	 * not at the last one either: no CPU is taken on a guess that the
@@ -276,8 +285,15 @@ bool kicker_wait_hold(struct kicker *k, int cpu, uint64_t n, uint64_t deadline_n
 			*since_ns = atomic_load(&s->since_ns);
 			return true;
 		}
-		if (st == STATE(n, PH_GAVEUP) || now_ns() > deadline_ns)
+		if (st == STATE(n, PH_GAVEUP))
 			return false;
+		/* Given up on: a helper that comes after this does not
+		 * take the CPU, rather than hold it for nothing. */
+		if (now_ns() > deadline_ns) {
+			if (atomic_compare_exchange_strong(&s->state, &st, STATE(n, PH_FREE)))
+				return false;
+			continue;
+		}
 		__builtin_ia32_pause();
 	}
 }

@@ -122,7 +122,8 @@ void kicker_skip(struct kicker *k, int cpu, uint64_t n);
 
 /* Wait until the helper of CPU holds it for tick N, at most until
  * DEADLINE_NS (CLOCK_MONOTONIC).  Returns true, with *SINCE_NS the time it
- * took the CPU, or false. */
+ * took the CPU, or false: the helper has given up, or if it comes later,
+ * it does not take the CPU. */
 bool kicker_wait_hold(struct kicker *k, int cpu, uint64_t n, uint64_t deadline_ns, uint64_t *since_ns);
 
 /* CPU's helper holds it for tick N: keep it so, past its own limit if
