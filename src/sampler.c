@@ -1366,12 +1366,6 @@ static void ask_stops(struct sampler *sp, uint64_t n, int here, uint64_t here_si
 	sp->stats.part_ns.letgo += now_ns() - t1;
 }
 
-/* Stop the picked threads where they were at tick N (at T_NS), not where
- * they next leave the kernel: those on ctprof's own CPU (HERE) are off it
- * already, since ctprof woke at WOKE_NS; every other CPU that runs one,
- * or may by the tick, is held by its helper.  With the CPUs held, the
- * late candidates are read again, the threads are asked to stop, and the
- * CPUs let go.  See kick.h for why. */
 /* Wait for CPU C's helper to take it at tick N, which it was to at T_NS:
  * true, with sp->since[c] the moment it did, or false.
  *
@@ -1411,6 +1405,12 @@ static bool wait_take(struct sampler *sp, int c, uint64_t n, uint64_t t_ns)
 	return false;
 }
 
+/* Stop the picked threads where they were at tick N (at T_NS), not where
+ * they next leave the kernel: those on ctprof's own CPU (HERE) are off it
+ * already, since ctprof woke at WOKE_NS; every other CPU that runs one,
+ * or may by the tick, is held by its helper.  With the CPUs held, the
+ * late candidates are read again, the threads are asked to stop, and the
+ * CPUs let go.  See kick.h for why. */
 static void interrupt_picks(struct sampler *sp, uint64_t n, uint64_t t_ns, int here, uint64_t woke_ns)
 {
 	struct kicker *k = &sp->kick;
