@@ -263,7 +263,9 @@ static bool regs_in_syscall(const struct user_regs_struct *r)
  * With two busy threads on 2 CPUs at 999 Hz, quiet threads ran 1.39 times
  * as long as bare (median of 9), held 1.27; on a later VM whose
  * interrupts cost less (15 alternating runs), 1.140 and 1.119, for 54.9
- * and 58.9 us of ctprof's CPU a sample (the helper's wake-up). */
+ * and 58.9 us of ctprof's CPU a sample (the helper's wake-up); on that VM
+ * at a slower hour (cross-CPU floor 62 us against 45), 1.129 and 1.106,
+ * for 59.1 and 69.1 us (15 more). */
 
 /* Is thread T's CPU to be held for its stop at the next tick? */
 static bool wants_hold(const struct thread *t)
