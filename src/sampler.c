@@ -1388,15 +1388,18 @@ static void ask_stops(struct sampler *sp, uint64_t n, int here, uint64_t here_si
  * now 44.8-47.9% (46.8%), 17-21; 51.6-51.9% by its own clock.
  *
  * But a CPU whose helper came too late at the last MISSED_MAX ticks (a
- * thread of a higher real-time priority holds it) is waited for a quarter
- * of that: with a busy SCHED_FIFO target thread on one CPU and ctprof on
- * the other, ctprof spent 155 us a sample in this wait when it waited the
- * whole time at every tick; so, 7-14 us (45-55 with the half wait before,
- * three alternating runs). */
+ * thread of a higher real-time priority holds it) is waited for half of
+ * that, as before: with a busy SCHED_FIFO target thread on one CPU and
+ * ctprof on the other, ctprof spent 155 us a sample in this wait when it
+ * waited the whole time at every tick; so, 48-61 us (40-61 under the
+ * commit before, three alternating runs).  Not less: a quarter cut that
+ * to 7-14 us, but where a helper takes 50 us or more to wake (a slower
+ * host), a CPU in that state would give up on every helper, never see
+ * one in time again, and stay so. */
 static bool wait_take(struct sampler *sp, int c, uint64_t n, uint64_t t_ns)
 {
 	struct kicker *k = &sp->kick;
-	uint64_t wait = sp->missed[c] < MISSED_MAX ? k->hold_max_ns : k->hold_max_ns / 4;
+	uint64_t wait = sp->missed[c] < MISSED_MAX ? k->hold_max_ns : k->hold_max_ns / 2;
 
 	if (kicker_wait_hold(k, c, n, t_ns + wait, &sp->since[c])) {
 		sp->missed[c] = 0;
