@@ -1062,11 +1062,159 @@ static bool slept_after_tick(struct sampler *sp, struct thread *t, int cpu)
 	return left_after_take(sp, t, cpu, back) > 0 && target_of(sp, t->proc, NULL);
 }
 
+/* Choose whether tick N stops thread T (into sp->picks) or reads it
+ * again at the tick (into sp->late); a thread blocked in --wall mode is
+ * asked to stop at once (no CPU to take from it).  Returns false if one
+ * was, or may wake up on ctprof's CPU to stop, so that waiting for the
+ * stops must not spin. */
+static bool choose_thread(struct sampler *sp, struct thread *t)
+{
+	struct session *s = sp->session;
+	uint64_t faults = 0;
+	int cpu = -1;
+	char state;
+
+	if (t->exiting)
+		return true;
+	if (t->listening) {
+		/* In a group stop: taken (and left stopped) only for
+		 * a dump; the interrupt brings it to report again. */
+		if (sp->once && target_of(sp, t->proc, NULL)) {
+			t->blocked_sample = false;
+			add_pick(sp, t, -1);
+			return false;
+		}
+		return true;
+	}
+	if (t->sample_wanted) {
+		/* Its stop is late: it waits where it did, or runs
+		 * in the kernel. */
+		if (sp->wall)
+			count_again(sp, t);
+		else
+			late_tick(sp, t);
+		return true;
+	}
+	t->at_take = false;
+	if (sp->wall) {
+		/* A thread that has not been given a CPU since its
+		 * stack was taken waits where it did: one small read,
+		 * no stop. */
+		if (thread_sched(t) == 0 && t->last_frames && t->slices_mark == t->last_slices) {
+			count_again(sp, t);
+			return true;
+		}
+	} else if (t->idle_known) {
+		/* Nor is there anything to sample in a thread that was
+		 * blocked and has not been given a CPU since: a read of
+		 * schedstat is cheaper than one of stat. */
+		if (thread_sched(t) == 0 && t->slices_mark == t->idle_slices) {
+			/* Unless it may wake up by the tick. */
+			if (!sp->at_tick && bursty(sp, t))
+				add_late(sp, t, t->last_cpu, false);
+			return true;
+		}
+		t->idle_known = false;
+		t->ran_n = sp->tick_n + 1;
+	}
+	/* Reading after the tick, a thread that has not slept since
+	 * its last sample, on a CPU taken at this tick, ran up to
+	 * then: its schedstat says so, its stat (3 us more, in the
+	 * stall of every thread sampled) need not be read.  Where it
+	 * runs is the CPU it was last seen on; read again every few
+	 * ticks, in case it moved. */
+	if (sp->at_tick && !sp->wall && t->cpu_read_n && sp->tick_n + 1 - t->cpu_read_n < CPU_READ_TICKS &&
+	    taken_at(sp, t->last_cpu) && thread_sched(t) == 0 && t->run_known && t->run_mark > t->sample_run &&
+	    awake_since_resume(t, taken_at(sp, t->last_cpu)) && target_of(sp, t->proc, NULL)) {
+		t->ran_n = sp->tick_n + 1;
+		t->blocked_sample = false;
+		add_pick(sp, t, t->last_cpu);
+		return true;
+	}
+	state = proc_state(t->stat_fd, &cpu, &faults);
+	if (!state)
+		return true;
+	t->last_cpu = cpu;
+	t->cpu_read_n = sp->tick_n + 1;
+	if (state == 'S' && !sp->wall && slept_after_tick(sp, t, cpu)) {
+		/* It wakes up to stop, maybe on ctprof's CPU. */
+		t->ran_n = sp->tick_n + 1;
+		t->blocked_sample = false;
+		t->at_take = true;
+		sp->stats.slept++;
+		add_pick(sp, t, cpu);
+		return false;
+	}
+	if (state != 'R' && !sp->wall) {
+		/* Blocked: note its CPU arrivals, read between two
+		 * reads of its state, so that an arrival between the
+		 * first and the count is not taken for none. */
+		if (thread_sched(t) == 0 && proc_state(t->stat_fd, NULL, NULL) != 'R') {
+			t->idle_known = true;
+			t->idle_slices = t->slices_mark;
+		}
+		/* It ran lately, so it may run again by the tick:
+		 * read again then (see late_picks). */
+		if (state == 'S' || state == 'D') {
+			t->blocked_n = sp->tick_n + 1;
+			if (!sp->at_tick)
+				add_late(sp, t, cpu, false);
+		}
+		return true;
+	}
+	if (!target_of(sp, t->proc, NULL))
+		return true;
+	t->blocked_sample = false;
+	if (state == 'R') {
+		t->ran_n = sp->tick_n + 1;
+		/* Runnable is not running: a thread that has not run
+		 * since its last sample (it waits for a CPU) has no
+		 * CPU time to account for, and its stack is the one
+		 * it had. */
+		if (!sp->wall && thread_sched(t) == 0) {
+			if (sp->kicking)
+				note_faults(sp, t, faults);
+			if (t->run_known && t->run_mark <= t->sample_run) {
+				sp->stats.not_run++;
+				return true;
+			}
+		}
+		if (sp->at_tick) {
+			int ran = ran_at_tick(sp, t, cpu);
+
+			if (ran == 0) {
+				sp->stats.not_run++;
+				return true;
+			}
+			t->at_take = ran > 0;
+			add_pick(sp, t, cpu);
+			return true;
+		}
+		/* One that blocks often may have blocked by the tick:
+		 * read again then, rather than wake it up to stop. */
+		if (sp->wall || !bursty(sp, t) || !add_late(sp, t, cpu, true))
+			add_pick(sp, t, cpu);
+		return true;
+	}
+	if (state == 'T' || state == 't' || state == 'Z' || state == 'X' || still_waiting(sp, t)) {
+		/* Stopped, on its way out, or back where it waited:
+		 * counted as it was, if that is known. */
+		count_again(sp, t);
+		return true;
+	}
+	/* Blocked, in --wall mode: it wakes up to stop, maybe on our
+	 * CPU. */
+	t->blocked_sample = true;
+	if (sp->once)
+		add_pick(sp, t, -1);
+	else
+		session_interrupt(s, t);
+	return false;
+}
+
 /* Choose the threads tick N stops, into sp->picks, and those to read
- * again at the tick, into sp->late; threads blocked in --wall mode are
- * asked to stop at once (no CPU to take from them).  Returns false if
- * one of those was, so that waiting for the stops must not spin: it may
- * wake up on ctprof's CPU. */
+ * again at the tick, into sp->late (choose_thread()).  Returns false if
+ * waiting for the stops must not spin. */
 static bool choose(struct sampler *sp)
 {
 	struct session *s = sp->session;
@@ -1074,150 +1222,9 @@ static bool choose(struct sampler *sp)
 	size_t i;
 
 	sp->npicks = sp->nlate = 0;
-	for (i = 0; i < s->nthreads; i++) {
-		struct thread *t = &s->threads[i];
-		uint64_t faults = 0;
-		int cpu = -1;
-		char state;
-
-		if (t->exiting)
-			continue;
-		if (t->listening) {
-			/* In a group stop: taken (and left stopped) only for
-			 * a dump; the interrupt brings it to report again. */
-			if (sp->once && target_of(sp, t->proc, NULL)) {
-				t->blocked_sample = false;
-				add_pick(sp, t, -1);
-				spin = false;
-			}
-			continue;
-		}
-		if (t->sample_wanted) {
-			/* Its stop is late: it waits where it did, or runs
-			 * in the kernel. */
-			if (sp->wall)
-				count_again(sp, t);
-			else
-				late_tick(sp, t);
-			continue;
-		}
-		t->at_take = false;
-		if (sp->wall) {
-			/* A thread that has not been given a CPU since its
-			 * stack was taken waits where it did: one small read,
-			 * no stop. */
-			if (thread_sched(t) == 0 && t->last_frames && t->slices_mark == t->last_slices) {
-				count_again(sp, t);
-				continue;
-			}
-		} else if (t->idle_known) {
-			/* Nor is there anything to sample in a thread that was
-			 * blocked and has not been given a CPU since: a read of
-			 * schedstat is cheaper than one of stat. */
-			if (thread_sched(t) == 0 && t->slices_mark == t->idle_slices) {
-				/* Unless it may wake up by the tick. */
-				if (!sp->at_tick && bursty(sp, t))
-					add_late(sp, t, t->last_cpu, false);
-				continue;
-			}
-			t->idle_known = false;
-			t->ran_n = sp->tick_n + 1;
-		}
-		/* Reading after the tick, a thread that has not slept since
-		 * its last sample, on a CPU taken at this tick, ran up to
-		 * then: its schedstat says so, its stat (3 us more, in the
-		 * stall of every thread sampled) need not be read.  Where it
-		 * runs is the CPU it was last seen on; read again every few
-		 * ticks, in case it moved. */
-		if (sp->at_tick && !sp->wall && t->cpu_read_n && sp->tick_n + 1 - t->cpu_read_n < CPU_READ_TICKS &&
-		    taken_at(sp, t->last_cpu) && thread_sched(t) == 0 && t->run_known && t->run_mark > t->sample_run &&
-		    awake_since_resume(t, taken_at(sp, t->last_cpu)) && target_of(sp, t->proc, NULL)) {
-			t->ran_n = sp->tick_n + 1;
-			t->blocked_sample = false;
-			add_pick(sp, t, t->last_cpu);
-			continue;
-		}
-		state = proc_state(t->stat_fd, &cpu, &faults);
-		if (!state)
-			continue;
-		t->last_cpu = cpu;
-		t->cpu_read_n = sp->tick_n + 1;
-		if (state == 'S' && !sp->wall && slept_after_tick(sp, t, cpu)) {
-			/* It wakes up to stop, maybe on ctprof's CPU. */
-			t->ran_n = sp->tick_n + 1;
-			t->blocked_sample = false;
-			t->at_take = true;
-			sp->stats.slept++;
-			add_pick(sp, t, cpu);
+	for (i = 0; i < s->nthreads; i++)
+		if (!choose_thread(sp, &s->threads[i]))
 			spin = false;
-			continue;
-		}
-		if (state != 'R' && !sp->wall) {
-			/* Blocked: note its CPU arrivals, read between two
-			 * reads of its state, so that an arrival between the
-			 * first and the count is not taken for none. */
-			if (thread_sched(t) == 0 && proc_state(t->stat_fd, NULL, NULL) != 'R') {
-				t->idle_known = true;
-				t->idle_slices = t->slices_mark;
-			}
-			/* It ran lately, so it may run again by the tick:
-			 * read again then (see late_picks). */
-			if (state == 'S' || state == 'D') {
-				t->blocked_n = sp->tick_n + 1;
-				if (!sp->at_tick)
-					add_late(sp, t, cpu, false);
-			}
-			continue;
-		}
-		if (!target_of(sp, t->proc, NULL))
-			continue;
-		t->blocked_sample = false;
-		if (state == 'R') {
-			t->ran_n = sp->tick_n + 1;
-			/* Runnable is not running: a thread that has not run
-			 * since its last sample (it waits for a CPU) has no
-			 * CPU time to account for, and its stack is the one
-			 * it had. */
-			if (!sp->wall && thread_sched(t) == 0) {
-				if (sp->kicking)
-					note_faults(sp, t, faults);
-				if (t->run_known && t->run_mark <= t->sample_run) {
-					sp->stats.not_run++;
-					continue;
-				}
-			}
-			if (sp->at_tick) {
-				int ran = ran_at_tick(sp, t, cpu);
-
-				if (ran == 0) {
-					sp->stats.not_run++;
-					continue;
-				}
-				t->at_take = ran > 0;
-				add_pick(sp, t, cpu);
-				continue;
-			}
-			/* One that blocks often may have blocked by the tick:
-			 * read again then, rather than wake it up to stop. */
-			if (sp->wall || !bursty(sp, t) || !add_late(sp, t, cpu, true))
-				add_pick(sp, t, cpu);
-			continue;
-		}
-		if (state == 'T' || state == 't' || state == 'Z' || state == 'X' || still_waiting(sp, t)) {
-			/* Stopped, on its way out, or back where it waited:
-			 * counted as it was, if that is known. */
-			count_again(sp, t);
-			continue;
-		}
-		/* Blocked, in --wall mode: it wakes up to stop, maybe on our
-		 * CPU. */
-		t->blocked_sample = true;
-		if (sp->once)
-			add_pick(sp, t, -1);
-		else
-			session_interrupt(s, t);
-		spin = false;
-	}
 	return spin;
 }
 
