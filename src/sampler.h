@@ -145,6 +145,7 @@ struct sampler {
 	unsigned char *want;            /* [cpu]: picks there, and its helper
 	                                 * is ready to hold it, or holds it */
 	uint64_t *since;                /* [cpu]: when its helper took it */
+	bool *going;                    /* [cpu]: let go in ask_stops() */
 	unsigned char *missed;          /* [cpu]: ticks in a row its helper
 	                                 * came too late for (wait_take()) */
 	bool at_tick;                   /* threads are read once their CPUs

@@ -64,6 +64,8 @@ struct thread {
 	uint64_t last_slices;   /* ... unchanged while it waits */
 	bool idle_known;        /* on-CPU: seen blocked, with idle_slices */
 	uint64_t idle_slices;   /* ... it has not run while these stay */
+	bool deferred;          /* ... read after the CPUs held at this
+	                         * tick for the others were let go */
 	uint64_t blocked_n;     /* on-CPU: 1 + the last tick it was seen
 	                         * blocked at, 0 if never */
 	uint64_t ran_n;         /* ... seen running, or to have run */
