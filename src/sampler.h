@@ -146,6 +146,8 @@ struct sampler {
 	                                 * is ready to hold it, or holds it */
 	uint64_t *since;                /* [cpu]: when its helper took it */
 	bool *going;                    /* [cpu]: let go in ask_stops() */
+	bool *crowded;                  /* [cpu]: a thread of the target
+	                                 * waits for it at this tick */
 	unsigned char *missed;          /* [cpu]: ticks in a row its helper
 	                                 * came too late for (wait_take()) */
 	bool at_tick;                   /* threads are read once their CPUs
