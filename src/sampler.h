@@ -45,6 +45,8 @@ struct sampler_stats {
 	                                 * that is how, not counted) */
 	uint64_t not_run;               /* runnable threads not stopped: they
 	                                 * had not run since their last sample */
+	uint64_t idle_unread;           /* idle threads not read at a tick
+	                                 * that found one on every CPU */
 	uint64_t late;                  /* samples of threads seen blocked
 	                                 * before the tick, running at it */
 	uint64_t late_ticks;            /* ticks counted in a sample whose stop
@@ -167,6 +169,8 @@ struct sampler {
 	uint64_t *idle_mark, *idle_now; /* [cpu]: idle clock ticks, as read
 	                                 * at idle_read_ns and now */
 	uint64_t idle_read_ns, own_mark;
+	int online;                     /* CPUs online (get_nprocs()), read */
+	uint64_t online_read_ns;        /* ... at this time */
 	long clock_tick;                /* sysconf(_SC_CLK_TCK) */
 	uint64_t *take_es;              /* [cpu]: when it was taken at this
 	                                 * tick, in its run queue's clock */
