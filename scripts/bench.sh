@@ -15,7 +15,8 @@
 #
 # --base runs a second ctprof beside the first in part 1 (slowdown at 99
 # and 999 Hz, one thread and two, and bench/gaps.c), and so in parts 2 and
-# 3: a binary, or a git revision of this repository, which is then built
+# 3, and in part 5: a binary, or a git revision of this repository, which
+# is then built
 # into the temporary directory (git archive, meson, ninja; about a
 # minute).  `scripts/bench.sh -n 5 --parts 1 --base 36d66ac` compares the
 # cost of a sample with 36d66ac's in one run, each beside perf.
@@ -68,7 +69,9 @@
 #     -c 10101010 -e cpu-clock (a sample per 1/99 s of a thread's CPU; the
 #     sum of its periods), all at 99 Hz.
 #  5. Many threads: bench/threads64.c (4 busy, 60 blocked in futex,
-#     epoll_wait, read) under ctprof -F 999 -v.
+#     epoll_wait, read) under ctprof -F 999 -v: its stalls, samples and
+#     CPU time, and the busy threads' work in their 3 s against a bare
+#     run's in the same repetition; with --base, that ctprof's too.
 #  7. Accuracy on real programs: ctprof and perf record -e cpu-clock -g,
 #     both at 999 Hz, one after the other on the same workload (the order
 #     alternates between repetitions), their flat self profiles compared
@@ -231,7 +234,7 @@ fi
 ctprof=$tmp/ctprof
 # The base ctprof, if any: copied, or built from its revision.
 base_ct= base_rev=
-if [ -z "$base" ] || ! want 1; then
+if [ -z "$base" ] || ! { want 1 || want 5; }; then
 	:
 elif [ -f "$base" ] && [ -x "$base" ]; then
 	cp "$base" "$tmp/ctprof-base"
@@ -1202,13 +1205,26 @@ for ((r = 0; r < reps; r++)); do
 	# Part 5.
 	t0=$(now_us)
 	if want 5; then
-		run 120 "$ctprof" ${unwopt[libunwind]} -F 999 -v -o "$tmp/t64.txt" -- "$tmp/threads64" 3
-		eintr=$(awk '$1 == "eintr" { print $2 }' "$tmp/out")
-		[ -n "$eintr" ] || die "threads64 printed no eintr line"
-		put t64.eintr "$eintr"
-		ctstats t64 "$tmp/t64.txt"
-		put t64.per_tick "$(div "$last_samples" "$last_ticks")"
-		put t64.per_sampled_tick "$(div "$last_samples" "$((last_ticks - last_missed))")"
+		# The busy threads' work in their 3 s, bare and under each
+		# ctprof (the two in an order that alternates).
+		run 120 "$tmp/threads64" 3
+		bare_loops=$(awk '$1 == "busy" && $2 == "loops" { print $3 }' "$tmp/out")
+		[ -n "$bare_loops" ] || die "threads64 printed no busy loops line"
+		for t64v in $(if ((r % 2)) && [ -n "$base_ct" ]; then echo bs ct; else echo ct bs; fi); do
+			case $t64v in
+			ct) run 120 "$ctprof" ${unwopt[libunwind]} -F 999 -v -o "$tmp/t64.txt" -- "$tmp/threads64" 3 ;;
+			bs) [ -n "$base_ct" ] || continue
+			    run 120 "$base_ct" -F 999 -v -o "$tmp/t64.txt" -- "$tmp/threads64" 3 ;;
+			esac
+			eintr=$(awk '$1 == "eintr" { print $2 }' "$tmp/out")
+			[ -n "$eintr" ] || die "threads64 printed no eintr line"
+			put "t64$t64v.eintr" "$eintr"
+			put "t64$t64v.work" "$(div "$(awk '$1 == "busy" && $2 == "loops" { print $3 }' "$tmp/out")" "$bare_loops")"
+			ctstats "t64$t64v" "$tmp/t64.txt"
+			put "t64$t64v.per_tick" "$(div "$last_samples" "$last_ticks")"
+			put "t64$t64v.per_sampled_tick" "$(div "$last_samples" "$((last_ticks - last_missed))")"
+			put "t64$t64v.cpu_tick" "$(div "$(awk -v m="$last_cpu_ms" 'BEGIN { print m * 1000 }')" "$last_ticks")"
+		done
 	fi
 	part_us[5]=$((part_us[5] + $(now_us) - t0))
 
@@ -1376,9 +1392,9 @@ cat <<EOF
 **5. Many threads**: bench/threads64.c, 4 busy threads and 60 blocked (20 futex,
 20 epoll_wait, 20 read), 3 s under ctprof -F 999 (libunwind).
 
-| stall median | stall p99 | samples per tick | samples per sampled tick | missed ticks | EINTR in the target |
-| --- | --- | --- | --- | --- | --- |
-| $(us t64.stall_med) | $(us t64.stall_p99) | $(med t64.per_tick %.2f) | $(med t64.per_sampled_tick %.2f) | $(of t64.missed t64.ticks) | $(med t64.eintr %.0f) |
+| | stall median | stall p99 | samples per tick | samples per sampled tick | missed ticks | EINTR in the target | ctprof's CPU per sample | the helpers' | ctprof's CPU per tick | the busy threads' work, against bare |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
+| ctprof | $(us t64ct.stall_med) | $(us t64ct.stall_p99) | $(med t64ct.per_tick %.2f) | $(med t64ct.per_sampled_tick %.2f) | $(of t64ct.missed t64ct.ticks) | $(med t64ct.eintr %.0f) | $(us t64ct.cpu_us) | $(us t64ct.part_helpers) | $(us t64ct.cpu_tick) | $(med t64ct.work %.3f) |$(base_row "| ctprof $base_rev (--base) | $(us t64bs.stall_med) | $(us t64bs.stall_p99) | $(med t64bs.per_tick %.2f) | $(med t64bs.per_sampled_tick %.2f) | $(of t64bs.missed t64bs.ticks) | $(med t64bs.eintr %.0f) | $(us t64bs.cpu_us) | $(us t64bs.part_helpers) | $(us t64bs.cpu_tick) | $(med t64bs.work %.3f) |")
 
 EOF
 fi
