@@ -360,9 +360,12 @@ wallclock() {
 	put burst.perf "$(div "$(perf script -i "$tmp/burst.data" -F period 2>/dev/null | awk '{ s += $1 } END { print s / 1e9 }')" "$kernel")"
 }
 
+# busy_loops: the busy threads' work that threads64 printed (last run).
+busy_loops() { awk '$1 == "busy" && $2 == "loops" { print $3 }' "$tmp/out"; }
+
 # ctstats PREFIX FILE: record the -v statistics of a ctprof report.
 ctstats() {
-	local p=$1 line
+	local p=$1 line k v
 	[ -s "$2" ] || die "ctprof wrote no report ($2)"
 	grep -q '^profiler: .*ticks missed' "$2" || die "no -v statistics in ctprof's report: has its format changed?"
 	awk '
@@ -1208,7 +1211,7 @@ for ((r = 0; r < reps; r++)); do
 		# The busy threads' work in their 3 s, bare and under each
 		# ctprof (the two in an order that alternates).
 		run 120 "$tmp/threads64" 3
-		bare_loops=$(awk '$1 == "busy" && $2 == "loops" { print $3 }' "$tmp/out")
+		bare_loops=$(busy_loops)
 		[ -n "$bare_loops" ] || die "threads64 printed no busy loops line"
 		for t64v in $(if ((r % 2)) && [ -n "$base_ct" ]; then echo bs ct; else echo ct bs; fi); do
 			case $t64v in
@@ -1219,7 +1222,7 @@ for ((r = 0; r < reps; r++)); do
 			eintr=$(awk '$1 == "eintr" { print $2 }' "$tmp/out")
 			[ -n "$eintr" ] || die "threads64 printed no eintr line"
 			put "t64$t64v.eintr" "$eintr"
-			put "t64$t64v.work" "$(div "$(awk '$1 == "busy" && $2 == "loops" { print $3 }' "$tmp/out")" "$bare_loops")"
+			put "t64$t64v.work" "$(div "$(busy_loops)" "$bare_loops")"
 			ctstats "t64$t64v" "$tmp/t64.txt"
 			put "t64$t64v.per_tick" "$(div "$last_samples" "$last_ticks")"
 			put "t64$t64v.per_sampled_tick" "$(div "$last_samples" "$((last_ticks - last_missed))")"
