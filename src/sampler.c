@@ -619,6 +619,7 @@ int sampler_init(struct sampler *sp, struct session *s, const struct unwinder_op
 	sp->hooks.fd = -1;
 	sp->self_sched_fd = -1;
 	sp->cpustat_fd = -1;
+	sp->tfd[0] = sp->tfd[1] = -1;
 	sp->unwinder = unwinder;
 	if (!target_of(sp, s->procs[0], &ret))
 		return ret < 0 ? ret : -ESRCH;
@@ -1624,7 +1625,7 @@ static void interrupt_in_batches(struct sampler *sp)
 		sp->stats.part_ns.interrupt += now_ns() - t0;
 		if ((i + 1) % DUMP_BATCH && i + 1 < n)
 			continue;
-		session_wait_samples(s, 0, DUMP_BATCH_WAIT_NS, carried);
+		session_wait_samples(s, 0, DUMP_BATCH_WAIT_NS, -1, carried);
 		carried = s->waiting;
 	}
 	free(tids);
@@ -1896,7 +1897,7 @@ static void tick(struct sampler *sp, uint64_t n, uint64_t t_ns, uint64_t woke_ns
 	int here = sched_getcpu();
 	uint64_t t0;
 	unsigned nhere = 0, nheld = 0;
-	bool spin, crowd = false;
+	bool spin, crowd = false, slow = !sp->at_tick || s->waiting;
 	size_t i, deferred;
 
 	if (sp->at_tick) {
@@ -1950,10 +1951,12 @@ static void tick(struct sampler *sp, uint64_t n, uint64_t t_ns, uint64_t woke_ns
 
 		if (!pk->t->sample_wanted)
 			continue;
-		if (pk->cpu < 0 || pk->cpu == here)
+		if (pk->cpu < 0 || pk->cpu == here) {
 			nhere++;
-		else if (crowded(sp, pk->cpu))
-			crowd = true;
+			slow = slow || crowded(sp, here);
+		} else if (crowded(sp, pk->cpu)) {
+			crowd = slow = true;
+		}
 		else if (pk->t->asked_held)
 			nheld++;
 	}
@@ -1966,7 +1969,7 @@ static void tick(struct sampler *sp, uint64_t n, uint64_t t_ns, uint64_t woke_ns
 	 * us (eight alternating runs each), and the thread that shares
 	 * ctprof's CPU waits as it did, behind ctprof. */
 	if (spin && nhere && nheld && s->waiting >= nheld && sp->stats.realtime)
-		session_wait_samples(s, SPIN_HELD_NS, 0, s->waiting - nheld);
+		session_wait_samples(s, SPIN_HELD_NS, 0, -1, s->waiting - nheld);
 	if (nhere || crowd)
 		spin = false;
 	/* Spin for the stops only if no thread to stop shares our CPU: it
@@ -1981,9 +1984,26 @@ static void tick(struct sampler *sp, uint64_t n, uint64_t t_ns, uint64_t woke_ns
 	 * Hz spun 14.6 us a sample for such stops, and ctprof used 114 us
 	 * of CPU a sample (median of six alternating runs, 103-126) against
 	 * 106 (91-111) without that spin; the busy threads' work and their
-	 * stalls did not move beyond the runs' own. */
-	if (s->waiting)
-		session_wait_samples(s, spin && sp->stats.realtime ? SPIN_NS : 0, sp->period_ns / 2, 0);
+	 * stalls did not move beyond the runs' own.
+	 *
+	 * Where no thread of the target was found waiting for the CPU of a
+	 * stop asked for, at the tick, and no stop of an earlier tick is
+	 * still to come (its thread waits for a CPU too), the stops come
+	 * within microseconds, and the wait has no timer of its own: it ends
+	 * at the latest when the next tick's fires (set_timer(); the two
+	 * periods only bound a timer that could not be set).  A timer of its
+	 * own, set and taken back at every tick, was two writes to the CPU's
+	 * timer device (see set_timer()).  Otherwise the half-period timer
+	 * stays: its wake-up is a point where the scheduler may let the
+	 * thread whose stop is waited for run.  On bench/threads64.c without
+	 * it, the mean stall was 615-661 us against 538-555 (four runs
+	 * each); without it only where a stop of an earlier tick was still to
+	 * come, 616-643 against 545-551. */
+	if (s->waiting && slow)
+		session_wait_samples(s, spin && sp->stats.realtime ? SPIN_NS : 0, sp->period_ns / 2, -1, 0);
+	else if (s->waiting)
+		session_wait_samples(s, spin && sp->stats.realtime ? SPIN_NS : 0, 2 * sp->period_ns,
+				     sp->tfd[(n + 1) & 1], 0);
 	unwind_captures(sp);
 	if (sp->cputime && n >= sp->settle_n) {
 		t0 = now_ns();
@@ -2058,6 +2078,37 @@ static int arm(int tfd, uint64_t when)
 	return timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL);
 }
 
+/* Set the timer of tick N (tfd[N & 1]), unless it is set for it already.
+ *
+ * Two timers, each set two ticks ahead, because setting a timer that
+ * comes before every other one on the CPU reprograms the CPU's timer
+ * device, and that is a write to the TSC deadline MSR: 8-10 us on this
+ * VM, traced (msr:write_msr), as long as the work of a helper's tick.  The
+ * interrupt of tick N programs the device for the next timer queued on
+ * the CPU anyway: with the timer of tick N + 1 queued by then, it is
+ * that one, and setting tick N + 2's after it programs nothing.  Nor
+ * does the wait for the stops (tick() waits until the timer of the next
+ * tick, not with a timeout of its own, which was a write to program it
+ * and another to take it back).  With two busy threads on 2 CPUs, that
+ * is three writes of five on ctprof's CPU at each tick. */
+static int set_timer(struct sampler *sp, uint64_t n)
+{
+	int i = (int)(n & 1);
+
+	if (sp->tfd_tick[i] == n)
+		return 0;
+	sp->tfd_tick[i] = n;
+	return arm(sp->tfd[i], tick_time(sp->t0, sp->period_ns, n) - lead(sp));
+}
+
+static void clear_timers(struct sampler *sp)
+{
+	for (int i = 0; i < 2; i++) {
+		arm(sp->tfd[i], 0);
+		sp->tfd_tick[i] = UINT64_MAX;
+	}
+}
+
 /* Start the helpers that take CPUs from the target at each tick, on
  * the grid that starts at T0; only with a real-time priority, which
  * they need as much as the sampler does.  Not with --wall: it reads
@@ -2108,12 +2159,20 @@ int sampler_run(struct sampler *sp)
 	uint64_t period = sp->period_ns = 1000000000ULL / sp->frequency;
 	uint64_t start = now_ns(), end = 0, cpu0, tcpu0, next_interval = 0;
 	/* Tick n is at tick_time(t0, period, n). */
-	uint64_t t0 = start + period, next_n = 0, late_max = period / 4;
-	int tfd;
+	uint64_t t0 = sp->t0 = start + period, next_n = 0, late_max = period / 4;
 
-	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (tfd < 0)
-		return -errno;
+	for (int i = 0; i < 2; i++) {
+		sp->tfd_tick[i] = UINT64_MAX;
+		sp->tfd[i] = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+		if (sp->tfd[i] < 0) {
+			int err = -errno;
+
+			if (i)
+				close(sp->tfd[0]);
+			sp->tfd[0] = -1;
+			return err;
+		}
+	}
 	if (sp->duration > 0)
 		end = start + (uint64_t)(sp->duration * 1e9);
 	if (sp->hooks.interval_ns)
@@ -2138,21 +2197,27 @@ int sampler_run(struct sampler *sp)
 		s->on_exit = thread_exits;
 	raise_priority(sp);
 	start_kicking(sp, t0);
-	if (arm(tfd, tick_time(t0, period, 0) - lead(sp)) < 0) {
-		close(tfd);
+	if (set_timer(sp, 0) < 0 || (!sp->once && set_timer(sp, 1) < 0)) {
+		int err = -errno;
+
+		for (int i = 0; i < 2; i++) {
+			close(sp->tfd[i]);
+			sp->tfd[i] = -1;
+		}
 		kicker_release(&sp->kick);
 		lower_priority();
-		return -errno;
+		return err;
 	}
 	/* From here on, statuses are reaped after the signalfd says there
 	 * are some (SIGCHLD), and only then. */
 	session_reap(s);
 
 	for (;;) {
-		struct pollfd pfd[3] = {
-			{ .fd = tfd, .events = POLLIN },
+		struct pollfd pfd[4] = {
 			{ .fd = s->sigfd, .events = POLLIN },
 			{ .fd = sp->hooks.fd, .events = POLLIN },
+			{ .fd = sp->tfd[0], .events = POLLIN },
+			{ .fd = sp->tfd[1], .events = POLLIN },
 		};
 		struct timespec ts, *tsp = NULL;
 		uint64_t now, until;
@@ -2180,11 +2245,12 @@ int sampler_run(struct sampler *sp)
 			ts.tv_nsec = (long)((until - now) % 1000000000ULL);
 			tsp = &ts;
 		}
-		if (ppoll(pfd, sp->hooks.fd >= 0 ? 3 : 2, tsp, NULL) < 0 && errno != EINTR)
+		/* No hook: its place is left out of the poll (fd -1). */
+		if (ppoll(pfd, 4, tsp, NULL) < 0 && errno != EINTR)
 			break;
-		if (sp->hooks.fd >= 0 && (pfd[2].revents & (POLLIN | POLLHUP | POLLERR)))
+		if (sp->hooks.fd >= 0 && (pfd[1].revents & (POLLIN | POLLHUP | POLLERR)))
 			sp->hooks.on_fd(sp, sp->hooks.arg);
-		if (pfd[1].revents & POLLIN) {
+		if (pfd[0].revents & POLLIN) {
 			session_read_signals(s);
 			session_reap(s);
 			/* Stops that came after their tick stopped waiting. */
@@ -2193,10 +2259,9 @@ int sampler_run(struct sampler *sp)
 			if (session_done(s))
 				continue;
 		}
-		/* The timer is not read: setting it for the next tick (or
-		 * disarming it) clears it, and a read cost a system call a
-		 * tick. */
-		if (pfd[0].revents & POLLIN) {
+		/* The timers are not read: setting one again (or disarming
+		 * it) clears it, and a read cost a system call a tick. */
+		if ((pfd[2].revents | pfd[3].revents) & POLLIN) {
 			uint64_t woke = now_ns(), n = next_n, skipped = 0;
 
 			/* Too late for tick n (its helpers have let go):
@@ -2218,6 +2283,12 @@ int sampler_run(struct sampler *sp)
 			sp->stats.missed += skipped;
 			sp->stats.lead_ns += lead(sp);
 			sp->stats.delay_ns += sp->delay_ns;
+			/* The next two ticks' timers, before the tick waits
+			 * for the next one (one of them: the other fired). */
+			if (!sp->once) {
+				set_timer(sp, n + 1);
+				set_timer(sp, n + 2);
+			}
 			tick(sp, n, tick_time(t0, period, n), woke);
 			next_n = n + 1;
 			if (sp->once) {
@@ -2225,10 +2296,8 @@ int sampler_run(struct sampler *sp)
 				 * stops when it leaves it: not waited
 				 * for longer than a second. */
 				end = now_ns() + 1000000000ULL;
-				arm(tfd, 0);
-				continue;
+				clear_timers(sp);
 			}
-			arm(tfd, tick_time(t0, period, next_n) - lead(sp));
 		}
 	}
 	/* Stops that came in the last tick, then the unwinder is done: its
@@ -2272,7 +2341,10 @@ int sampler_run(struct sampler *sp)
 		sp->self_sched_fd = -1;
 	}
 	lower_priority();
-	close(tfd);
+	for (int i = 0; i < 2; i++) {
+		close(sp->tfd[i]);
+		sp->tfd[i] = -1;
+	}
 	return 0;
 }
 

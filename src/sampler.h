@@ -131,6 +131,9 @@ struct sampler {
 	struct sampler_stats stats;
 	unsigned frequency;
 	uint64_t period_ns;
+	uint64_t t0;                    /* tick n is at tick_time(t0, period_ns, n) */
+	int tfd[2];                     /* tick n wakes ctprof by tfd[n & 1] ... */
+	uint64_t tfd_tick[2];           /* ... set for this tick (UINT64_MAX: none) */
 	double duration;
 	size_t stack_size;
 	unsigned max_frames;

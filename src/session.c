@@ -537,20 +537,27 @@ int session_interrupt(struct session *s, struct thread *t)
 }
 
 /* Sleep until the signalfd has something (SIGCHLD) or DEADLINE. */
-static void wait_sigfd(struct session *s, uint64_t deadline)
+/* Sleep until the signalfd or UNTIL_FD is readable, or DEADLINE.  Returns
+ * false if UNTIL_FD is. */
+static bool wait_sigfd(struct session *s, uint64_t deadline, int until_fd)
 {
-	struct pollfd pfd = { .fd = s->sigfd, .events = POLLIN };
+	struct pollfd pfd[2] = {
+		{ .fd = s->sigfd, .events = POLLIN },
+		{ .fd = until_fd, .events = POLLIN },
+	};
 	uint64_t now = now_ns();
 	struct timespec ts;
 
 	if (now >= deadline)
-		return;
+		return true;
 	ts.tv_sec = (time_t)((deadline - now) / 1000000000ULL);
 	ts.tv_nsec = (long)((deadline - now) % 1000000000ULL);
-	ppoll(&pfd, 1, &ts, NULL);
+	ppoll(pfd, 2, &ts, NULL);
+	return !(pfd[1].revents & POLLIN);
 }
 
-void session_wait_samples(struct session *s, uint64_t spin_ns, uint64_t wait_ns, unsigned upto)
+void session_wait_samples(struct session *s, uint64_t spin_ns, uint64_t wait_ns, int until_fd,
+			  unsigned upto)
 {
 	uint64_t start = now_ns(), deadline = start + wait_ns, inside = s->resume_ns + s->sample_ns;
 
@@ -569,11 +576,15 @@ void session_wait_samples(struct session *s, uint64_t spin_ns, uint64_t wait_ns,
 	 * left loses no wakeup: four system calls per stop, none wasted on an
 	 * empty waitpid before the stop can have come. */
 	while (s->waiting > upto) {
+		bool more;
+
 		if (now_ns() >= deadline)
 			break;
-		wait_sigfd(s, deadline);
+		more = wait_sigfd(s, deadline, until_fd);
 		session_read_signals(s);
 		session_reap(s);
+		if (!more)
+			break;
 	}
 	/* The SIGCHLDs of the stops reaped above would wake the sampling
 	 * loop once more for nothing: read them now, then reap once more,
@@ -894,7 +905,7 @@ void session_detach(struct session *s)
 			continue;
 		if (now_ns() >= deadline)
 			break;
-		wait_sigfd(s, deadline);
+		wait_sigfd(s, deadline, -1);
 	}
 	if (s->nthreads)
 		verbose_msg("%zu thread(s) did not stop to be detached; the kernel lets them go when ctprof exits",

@@ -172,10 +172,12 @@ void session_read_signals(struct session *s);
 int session_interrupt(struct session *s, struct thread *t);
 
 /* Wait until every interrupted thread but UPTO has stopped and been
- * sampled, or WAIT_NS passed; a stop that comes later is sampled when it
- * is reaped.  First poll for up to SPIN_NS without sleeping: only when no
- * interrupted thread needs ctprof's CPU to get to its stop. */
-void session_wait_samples(struct session *s, uint64_t spin_ns, uint64_t wait_ns, unsigned upto);
+ * sampled, or WAIT_NS passed, or UNTIL_FD (if not -1: a timer) became
+ * readable; a stop that comes later is sampled when it is reaped.  First
+ * poll for up to SPIN_NS without sleeping: only when no interrupted thread
+ * needs ctprof's CPU to get to its stop. */
+void session_wait_samples(struct session *s, uint64_t spin_ns, uint64_t wait_ns, int until_fd,
+			  unsigned upto);
 
 /* Give up the samples asked for more than AGE_NS ago (a thread stuck in
  * the kernel): counted as lost; their stops are just resumed. */
