@@ -211,7 +211,8 @@ static void *helper_main(void *arg)
 		if (served && n <= last)
 			n = last + 1;
 		t = tick_time(k->start_ns, k->period_ns, n) + delay;
-		shadow_set(s, n, t);
+		if (t > now)
+			shadow_set(s, n, t);
 		shadow_set(s, n + 1, tick_time(k->start_ns, k->period_ns, n + 1) + delay);
 		futex_wait_until(&s->wake, w, t);
 		now = now_ns();

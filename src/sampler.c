@@ -1956,9 +1956,9 @@ static void tick(struct sampler *sp, uint64_t n, uint64_t t_ns, uint64_t woke_ns
 			slow = slow || crowded(sp, here);
 		} else if (crowded(sp, pk->cpu)) {
 			crowd = slow = true;
-		}
-		else if (pk->t->asked_held)
+		} else if (pk->t->asked_held) {
 			nheld++;
+		}
 	}
 	/* A thread on ctprof's own CPU runs to its stop only once ctprof
 	 * sleeps, and its stop wakes ctprof up again; the threads whose
@@ -2087,10 +2087,10 @@ static int arm(int tfd, uint64_t when)
  * interrupt of tick N programs the device for the next timer queued on
  * the CPU anyway: with the timer of tick N + 1 queued by then, it is
  * that one, and setting tick N + 2's after it programs nothing.  Nor
- * does the wait for the stops (tick() waits until the timer of the next
- * tick, not with a timeout of its own, which was a write to program it
- * and another to take it back).  With two busy threads on 2 CPUs, that
- * is three writes of five on ctprof's CPU at each tick. */
+ * does the wait for the stops where it ends at the next tick's timer
+ * rather than at a timeout of its own, which was a write to program it
+ * and another to take it back (tick()).  With two busy threads on 2
+ * CPUs, that is three writes of five on ctprof's CPU at each tick. */
 static int set_timer(struct sampler *sp, uint64_t n)
 {
 	int i = (int)(n & 1);
