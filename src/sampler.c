@@ -2283,14 +2283,16 @@ int sampler_run(struct sampler *sp)
 			sp->stats.missed += skipped;
 			sp->stats.lead_ns += lead(sp);
 			sp->stats.delay_ns += sp->delay_ns;
-			/* The next two ticks' timers, before the tick waits
-			 * for the next one (one of them: the other fired). */
-			if (!sp->once) {
+			/* The next tick's timer, before the tick waits for
+			 * it (set already, unless ticks were skipped); the
+			 * one after it once the tick's stops are taken, so
+			 * as not to delay them. */
+			if (!sp->once)
 				set_timer(sp, n + 1);
-				set_timer(sp, n + 2);
-			}
 			tick(sp, n, tick_time(t0, period, n), woke);
 			next_n = n + 1;
+			if (!sp->once)
+				set_timer(sp, n + 2);
 			if (sp->once) {
 				/* A thread in uninterruptible sleep
 				 * stops when it leaves it: not waited
