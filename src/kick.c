@@ -72,7 +72,8 @@ struct kick_slot {
 	_Atomic int tid;                /* the helper's thread id, once it runs */
 	int sched_fd;                   /* its /proc/self/task/TID/sched, -1 until needed */
 	int shadow[2];                  /* the helper's: tick n's is shadow[n & 1] ... */
-	uint64_t shadow_at[2];          /* ... set for this time (0: not set) */
+	uint64_t shadow_n[2];           /* ... set for this tick ... */
+	uint64_t shadow_at[2];          /* ... at this time (0: not set) */
 	struct kicker *k;
 	pthread_t thread;
 	int cpu;
@@ -105,8 +106,10 @@ static void shadow_set(struct kick_slot *s, uint64_t n, uint64_t at)
 
 	if (s->shadow[i] < 0 || s->shadow_at[i] == at)
 		return;
-	if (timerfd_settime(s->shadow[i], TFD_TIMER_ABSTIME, &its, NULL) == 0)
+	if (timerfd_settime(s->shadow[i], TFD_TIMER_ABSTIME, &its, NULL) == 0) {
+		s->shadow_n[i] = n;
 		s->shadow_at[i] = at;
+	}
 }
 
 static void shadows_clear(struct kick_slot *s)
@@ -211,7 +214,14 @@ static void *helper_main(void *arg)
 		if (served && n <= last)
 			n = last + 1;
 		t = tick_time(k->start_ns, k->period_ns, n) + delay;
-		if (t > now)
+		/* Set for this tick with the delay of one tick before, the
+		 * shadow is not moved: it is the next timer on the CPU, and
+		 * setting that one again is two writes, one to take it out
+		 * and one to put it back.  The helper wakes at it instead,
+		 * a delay step (a microsecond or three) off. */
+		if (s->shadow_at[n & 1] && s->shadow_n[n & 1] == n && s->shadow_at[n & 1] > now)
+			t = s->shadow_at[n & 1];
+		else if (t > now)
 			shadow_set(s, n, t);
 		shadow_set(s, n + 1, tick_time(k->start_ns, k->period_ns, n + 1) + delay);
 		futex_wait_until(&s->wake, w, t);
