@@ -97,16 +97,10 @@ static void futex_wait_until(_Atomic uint32_t *word, uint32_t val, uint64_t unti
 static void shadow_set(struct kick_slot *s, uint64_t n, uint64_t at)
 {
 	int i = (int)(n & 1);
-	struct itimerspec its = {
-		.it_value = {
-			.tv_sec = (time_t)(at / 1000000000ULL),
-			.tv_nsec = (long)(at % 1000000000ULL),
-		},
-	};
 
 	if (s->shadow[i] < 0 || s->shadow_at[i] == at)
 		return;
-	if (timerfd_settime(s->shadow[i], TFD_TIMER_ABSTIME, &its, NULL) == 0) {
+	if (timerfd_set_at(s->shadow[i], at) == 0) {
 		s->shadow_n[i] = n;
 		s->shadow_at[i] = at;
 	}

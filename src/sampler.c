@@ -2065,19 +2065,6 @@ static uint64_t cpu_time_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-/* Wake up at WHEN (CLOCK_MONOTONIC), once; 0: never. */
-static int arm(int tfd, uint64_t when)
-{
-	struct itimerspec its = {
-		.it_value = {
-			.tv_sec = (time_t)(when / 1000000000ULL),
-			.tv_nsec = (long)(when % 1000000000ULL),
-		},
-	};
-
-	return timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL);
-}
-
 /* Set the timer of tick N (tfd[N & 1]), unless it is set for it already.
  *
  * Two timers, each set two ticks ahead, because setting a timer that
@@ -2098,13 +2085,13 @@ static int set_timer(struct sampler *sp, uint64_t n)
 	if (sp->tfd_tick[i] == n)
 		return 0;
 	sp->tfd_tick[i] = n;
-	return arm(sp->tfd[i], tick_time(sp->t0, sp->period_ns, n) - lead(sp));
+	return timerfd_set_at(sp->tfd[i], tick_time(sp->t0, sp->period_ns, n) - lead(sp));
 }
 
 static void clear_timers(struct sampler *sp)
 {
 	for (int i = 0; i < 2; i++) {
-		arm(sp->tfd[i], 0);
+		timerfd_set_at(sp->tfd[i], 0);
 		sp->tfd_tick[i] = UINT64_MAX;
 	}
 }
@@ -2291,9 +2278,9 @@ int sampler_run(struct sampler *sp)
 				set_timer(sp, n + 1);
 			tick(sp, n, tick_time(t0, period, n), woke);
 			next_n = n + 1;
-			if (!sp->once)
+			if (!sp->once) {
 				set_timer(sp, n + 2);
-			if (sp->once) {
+			} else {
 				/* A thread in uninterruptible sleep
 				 * stops when it leaves it: not waited
 				 * for longer than a second. */

@@ -536,7 +536,6 @@ int session_interrupt(struct session *s, struct thread *t)
 	return 0;
 }
 
-/* Sleep until the signalfd has something (SIGCHLD) or DEADLINE. */
 /* Sleep until the signalfd or UNTIL_FD is readable, or DEADLINE.  Returns
  * false if UNTIL_FD is. */
 static bool wait_sigfd(struct session *s, uint64_t deadline, int until_fd)

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -107,6 +108,18 @@ uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+int timerfd_set_at(int fd, uint64_t when)
+{
+	struct itimerspec its = {
+		.it_value = {
+			.tv_sec = (time_t)(when / 1000000000ULL),
+			.tv_nsec = (long)(when % 1000000000ULL),
+		},
+	};
+
+	return timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL);
 }
 
 /* Why ticks do not come at fixed intervals: a stop at every tick delays

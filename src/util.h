@@ -41,6 +41,10 @@ int count_open_fds(void);
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t now_ns(void);
 
+/* Set timerfd FD to fire once at WHEN (CLOCK_MONOTONIC, absolute); 0
+ * disarms it.  timerfd_settime()'s result. */
+int timerfd_set_at(int fd, uint64_t when);
+
 /* Sampling ticks, from T0 (CLOCK_MONOTONIC) every PERIOD nanoseconds on
  * average: tick N at a point of [T0 + N * PERIOD, T0 + (N + 1/2) * PERIOD)
  * that a hash of T0 and N picks (see util.c).  tick_time() is when tick N
