@@ -55,7 +55,9 @@
 #  3. Profiler cost: ctprof -v's own CPU time per sample at 999 Hz (part 1's
 #     runs), for each unwinder and for two threads; 1e6 / that = samples
 #     per second one core could sustain; beside it, part 2's floors of CPU
-#     time per sample.
+#     time per sample.  And at 99 Hz, ctprof's default rate (part 1's runs
+#     too), its median stall and own CPU per sample, one thread and two,
+#     with --base that ctprof's beside.
 #  4. Accuracy: bperf under ctprof and perf record -e cpu-clock at 999 Hz,
 #     self% of its four work functions and the total variation distance
 #     over the function names of the two reports (bperf's functions are
@@ -1335,6 +1337,15 @@ cat <<EOF
 | libunwind | $(us ct999.cpu_us) | $(maxrate ct999) | $(us ct.marginal) | $(us ct999.unwind_us) | $(med ct999.frames) |
 | libdw | $(us dw999.cpu_us) | $(maxrate dw999) | $(us dw.marginal) | $(us dw999.unwind_us) | $(med dw999.frames) |
 | libunwind, 2 threads | $(us ct999-2.cpu_us) | $(maxrate ct999-2) | $(us ct-2.marginal) | $(us ct999-2.unwind_us) | $(med ct999-2.frames) |$(base_row "| ctprof $base_rev (--base) | $(us bs999.cpu_us) | $(maxrate bs999) | $(us bs.marginal) | $(us bs999.unwind_us) | $(med bs999.frames) |")$(base_row "| ctprof $base_rev (--base), 2 threads | $(us bs999-2.cpu_us) | $(maxrate bs999-2) | $(us bs-2.marginal) | $(us bs999-2.unwind_us) | $(med bs999-2.frames) |")
+
+At 99 Hz, ctprof's default rate (part 1's runs). A sample costs more
+there than at 999 Hz: ctprof's system calls are slower 10 ms apart than
+1 ms apart (a read of a thread's schedstat here: 0.6 us back to back,
+4.5 us after 1 ms asleep, 7.7 us after 10 ms).
+
+| | median stall | own CPU per sample | median stall, 2 threads | own CPU per sample, 2 threads |
+| --- | --- | --- | --- | --- |
+| ctprof (libunwind) | $(us ct99.stall_med) | $(us ct99.cpu_us) | $(us ct99-2.stall_med) | $(us ct99-2.cpu_us) |$(base_row "| ctprof $base_rev (--base) | $(us bs99.stall_med) | $(us bs99.cpu_us) | $(us bs99-2.stall_med) | $(us bs99-2.cpu_us) |")
 
 What a sample costs at the least here (part 2's bench/floor.c, the tracer
 SCHED_FIFO on one CPU, a busy child on the other, 2000 times at 1 kHz;

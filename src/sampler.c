@@ -65,6 +65,9 @@
 #define LATE_MAX 16
 /* A thread seen blocked within this many ticks runs in bursts. */
 #define RECENT_TICKS 16
+/* A thread that waited for a CPU at least this long, and a fifth of its
+ * time, between two reads of it competes for CPUs (note_wait()). */
+#define CROWD_WAIT_NS 100000ULL
 /* ctprof sleeps until the tick, rather than spin, if it is this early. */
 #define SLEEP_MIN_NS 10000ULL
 /* Reading after the tick: a thread that last left a CPU this close
@@ -257,17 +260,28 @@ static bool regs_in_syscall(const struct user_regs_struct *r)
  * seven alternating runs: the thread lost 50.5 us per sample (median)
  * quiet, 100.4 us held, and 60.1 us under perf --call-graph dwarf; the
  * workload (bench/workload.c) ran 1.072 times as long as bare, 1.111
- * held, 1.064 under perf.  But where a thread of the target ran lately on
- * the sampler's own CPU, every CPU a thread ran on is held (plan_holds()):
- * the sampler's time there is the target's, and a stop asked for while a
- * thread runs costs it an interrupt sent to the thread's CPU (16-33 us of
- * CPU here, against 2 us for a thread off its CPU) and a longer wait.
- * With two busy threads on 2 CPUs at 999 Hz, quiet threads ran 1.39 times
- * as long as bare (median of 9), held 1.27; on a later VM whose
- * interrupts cost less (15 alternating runs), 1.140 and 1.119, for 54.9
- * and 58.9 us of ctprof's CPU a sample (the helper's wake-up); on that VM
- * at a slower hour (cross-CPU floor 62 us against 45), 1.129 and 1.106,
- * for 59.1 and 69.1 us (15 more). */
+ * held, 1.064 under perf.
+ *
+ * Where a thread of the target ran lately on the sampler's own CPU and
+ * the target's threads compete for the CPUs (one waited for a CPU a
+ * fifth of its time between two ticks that read it, or was found waiting
+ * at a tick: competing()), every CPU a thread ran on is held
+ * (plan_holds()).  Then the threads found at the take are those that ran
+ * at the tick, and no thread that waits for a CPU is stopped: three busy
+ * threads 1:2:3 on 2 CPUs (tests/targets/ratio3.c) at 999 Hz had
+ * 15/39/46% of the samples (--weight=samples; three runs,
+ * 20.7/36.2/43.1 in the worst) with quiet threads not held there,
+ * 16-17.5/33-34/49-50% held, against their own clocks' 17/33/50 (with
+ * CPU-time weights, both within 0.3 points).  Where the threads do not
+ * compete, holding every CPU only cost: two busy threads on 2 CPUs, six
+ * alternating runs each, ctprof used 42 us of CPU a sample (medians of
+ * the runs) against 59 held at 999 Hz, and 63 against 78 at 99 Hz; the
+ * median stall was 30.5 against 41 us, and 48.5 against 49.5; the
+ * workload ran 1.07 against 1.11 times as long as bare at 999 Hz, 1.02
+ * against 1.00 at 99 Hz (runs 0.96-1.14).  Before ctprof's timers stopped reprogramming
+ * the CPU's timer device at each tick (set_timer()), holding had made
+ * such threads faster: 1.27 times as long as bare against 1.39 (nine
+ * runs), 1.119 against 1.140 on a later VM (15). */
 
 /* Is thread T's CPU to be held for its stop at the next tick? */
 static bool wants_hold(const struct thread *t)
@@ -1085,6 +1099,34 @@ static void waits_for(struct sampler *sp, int cpu)
 {
 	if (sp->crowded && cpu >= 0 && cpu < sp->kick.ncpus)
 		sp->crowded[cpu] = true;
+	sp->crowd_n = sp->tick_n + 1;
+}
+
+/* Did a tick lately, up to tick N, find the target's threads competing
+ * for the CPUs? */
+static bool competing(const struct sampler *sp, uint64_t n)
+{
+	return sp->crowd_n && n <= sp->crowd_n + RECENT_TICKS;
+}
+
+/* Thread T, about to be stopped, was just read: did it wait for a CPU
+ * for long since it was last read so?  Then the target's threads compete
+ * for the CPUs (competing()).  Not asked of a thread on ctprof's own CPU,
+ * where it waits for ctprof too: with two busy threads on 2 CPUs at 999
+ * Hz, asked of it, the other CPU was held at one tick in five or six
+ * (three runs), against one in 25 (the probes, and the first ticks). */
+static void note_wait(struct sampler *sp, struct thread *t)
+{
+	uint64_t run, wait;
+
+	if (t->seen_run && t->last_cpu != sp->here && t->run_mark >= t->seen_run && t->wait_mark >= t->seen_wait) {
+		run = t->run_mark - t->seen_run;
+		wait = t->wait_mark - t->seen_wait;
+		if (wait >= CROWD_WAIT_NS && 4 * wait > run)
+			sp->crowd_n = sp->tick_n + 1;
+	}
+	t->seen_run = t->run_mark;
+	t->seen_wait = t->wait_mark;
 }
 
 /* ... so a thread asked to stop there may wait a scheduler slice for it
@@ -1160,6 +1202,7 @@ static bool choose_thread(struct sampler *sp, struct thread *t)
 	    awake_since_resume(t, taken_at(sp, t->last_cpu)) && target_of(sp, t->proc, NULL)) {
 		t->ran_n = sp->tick_n + 1;
 		t->blocked_sample = false;
+		note_wait(sp, t);
 		add_pick(sp, t, t->last_cpu);
 		return true;
 	}
@@ -1221,11 +1264,13 @@ static bool choose_thread(struct sampler *sp, struct thread *t)
 				return true;
 			}
 			t->at_take = ran > 0;
+			note_wait(sp, t);
 			add_pick(sp, t, cpu);
 			return true;
 		}
 		/* One that blocks often may have blocked by the tick:
 		 * read again then, rather than wake it up to stop. */
+		note_wait(sp, t);
 		if (sp->wall || !bursty(sp, t) || !add_late(sp, t, cpu, true))
 			add_pick(sp, t, cpu);
 		return true;
@@ -1536,8 +1581,9 @@ static void interrupt_picks(struct sampler *sp, uint64_t n, uint64_t t_ns, int h
 		return;
 	}
 	memset(sp->want, 0, (size_t)k->ncpus);
-	/* Holding only where it counts, unless a thread shares ctprof's CPU. */
-	for (i = 0; i < sp->npicks + sp->nlate && !shared; i++)
+	/* Holding only where it counts, unless a thread shares ctprof's CPU
+	 * and the threads compete for the CPUs. */
+	for (i = 0; i < sp->npicks + sp->nlate && !shared && competing(sp, n); i++)
 		shared = (i < sp->npicks ? sp->picks[i].cpu : sp->late[i - sp->npicks].cpu) == here;
 	for (i = 0; i < sp->npicks + sp->nlate; i++) {
 		const struct pick *pk = i < sp->npicks ? &sp->picks[i] : &sp->late[i - sp->npicks];
@@ -1871,7 +1917,7 @@ static void plan_holds(struct sampler *sp, uint64_t n)
 	int c;
 
 	memset(sp->want, 0, (size_t)k->ncpus);
-	if (!k->disabled)
+	if (!k->disabled && competing(sp, n))
 		for (i = 0; i < sp->session->nthreads && !shared; i++) {
 			const struct thread *t = &sp->session->threads[i];
 

@@ -153,6 +153,10 @@ struct sampler {
 	bool *going;                    /* [cpu]: let go in ask_stops() */
 	bool *crowded;                  /* [cpu]: a thread of the target
 	                                 * waits for it at this tick */
+	uint64_t crowd_n;               /* 1 + the last tick that found a
+	                                 * thread of the target waiting for a
+	                                 * CPU (waits_for(), note_wait()),
+	                                 * 0 if none */
 	unsigned char *missed;          /* [cpu]: ticks in a row its helper
 	                                 * came too late for (wait_take()) */
 	bool at_tick;                   /* threads are read once their CPUs

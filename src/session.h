@@ -61,6 +61,8 @@ struct thread {
 	uint64_t stop_wait;     /* ... as its last sample's stop ended, and */
 	uint64_t resumed_ns;    /* ... when: all three 0 if not read */
 	uint64_t stop_slices;   /* ... and the times it got a CPU then */
+	uint64_t seen_run;      /* run_mark and wait_mark as the sampler */
+	uint64_t seen_wait;     /* ... last looked at its waits */
 	uint64_t last_slices;   /* ... unchanged while it waits */
 	bool idle_known;        /* on-CPU: seen blocked, with idle_slices */
 	uint64_t idle_slices;   /* ... it has not run while these stay */

@@ -28,7 +28,8 @@
 # is often runnable but waiting, and prints the CPU time each thread ran.
 # Each work function's self% must be within 20% (relative) of its thread's
 # share of the three CPU times: a sampler that counts a runnable thread as
-# running gives the short one far more than its share.
+# running gives the short one far more than its share.  Run again with
+# --weight=samples, each share of the samples must be within 12% of it.
 #
 # crowded runs a busy thread on every CPU and a bursty one beside the
 # first, and prints the bursty one's CPU time and the process's.  Where a
@@ -113,7 +114,7 @@ use_best() {
 	[ "$best_try" = "$try" ] || diag "$1: run $best_try, the least disturbed ($best_left%), is the one checked"
 }
 
-plan 23
+plan 27
 
 # 5 s at 999 Hz: ~5000 samples, so that the sampling's own spread (about
 # 0.6 points on a 20% share) leaves room in the band for what is not
@@ -235,18 +236,42 @@ read -r cpu1 cpu2 cpu3 < <(awk '$1 == "ratio3:" { print $3, $6, $9; exit }' "$OU
 check "ratio3: exit 0, a report, each thread's CPU time" \
 	eval 'is_status 0 && has_report && [ -n "$cpu3" ]'
 diag "ratio3: CPU time by the threads' own clocks: work1 $cpu1 s, work2 $cpu2 s, work3 $cpu3 s"
-# in_share PCT CPU: a function's self% PCT is within +-20% (relative) of its
-# thread's share of the three threads' CPU time.
+# in_share PCT CPU [BAND]: a function's self% PCT is within +-BAND (relative,
+# default 0.2) of its thread's share of the three threads' CPU time.
 in_share() {
-	[ -n "$cpu3" ] && awk -v p="$1" -v c="$2" -v t1="$cpu1" -v t2="$cpu2" -v t3="$cpu3" 'BEGIN {
+	[ -n "$cpu3" ] && awk -v p="$1" -v c="$2" -v b="${3:-0.2}" -v t1="$cpu1" -v t2="$cpu2" -v t3="$cpu3" 'BEGIN {
 		e = 100 * c / (t1 + t2 + t3)
-		printf "# self%% %.1f, expected %.1f, band %.1f..%.1f\n", p, e, e * 0.8, e * 1.2
-		exit !(p >= e * 0.8 && p <= e * 1.2)
+		printf "# self%% %.1f, expected %.1f, band %.1f..%.1f\n", p, e, e * (1 - b), e * (1 + b)
+		exit !(p >= e * (1 - b) && p <= e * (1 + b))
 	}'
 }
 check "work1's self% is its thread's share of the CPU time +-20%" in_share "$(self_pct work1)" "$cpu1"
 check "work2's self% is its thread's share of the CPU time +-20%" in_share "$(self_pct work2)" "$cpu2"
 check "work3's self% is its thread's share of the CPU time +-20%" in_share "$(self_pct work3)" "$cpu3"
+
+# Counted as samples, the shares are right only if no thread waiting for
+# a CPU is stopped: ctprof then holds every CPU (src/sampler.c, "Holding
+# only where it counts").  Not held there, work2 had 36-39% of the samples
+# in three runs (7-18% over its share), and this check failed in two of
+# three more.
+run_ctprof ratio3-samples -F 999 -v --weight=samples -- "$TARGETS/ratio3"
+read -r cpu1 cpu2 cpu3 < <(awk '$1 == "ratio3:" { print $3, $6, $9; exit }' "$OUT")
+check "ratio3 --weight=samples: exit 0, a report, each thread's CPU time" \
+	eval 'is_status 0 && has_report && [ -n "$cpu3" ]'
+diag "ratio3 --weight=samples: CPU time by the threads' own clocks: work1 $cpu1 s, work2 $cpu2 s, work3 $cpu3 s"
+for w in 1 2 3; do
+	name="ratio3 --weight=samples: work$w's share of the samples is its thread's share of the CPU time +-12%"
+	cpu=cpu$w
+	if grep -q '(0 helpers)' "$ERR" "$OUT"; then
+		skip "$name" "no helpers (no real-time priority)"
+	elif ! grep -q '^se.exec_start' /proc/self/sched 2>/dev/null; then
+		skip "$name" "the kernel does not say when a thread left its CPU (README, Limitations)"
+	elif [ -n "${CTPROF_SANITIZED:-}" ]; then
+		skip "$name" "shares are checked in the normal build; this one checks memory and UB"
+	else
+		check "$name" in_share "$(self_pct "work$w")" "${!cpu}" 0.12
+	fi
+done
 
 run_ctprof crowded -F 999 -v --weight=samples -- "$TARGETS/crowded" 2
 read -r bursty total < <(awk '$1 == "crowded:" { print $3, $6; exit }' "$OUT")
