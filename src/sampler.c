@@ -278,10 +278,11 @@ static bool regs_in_syscall(const struct user_regs_struct *r)
  * the runs) against 59 held at 999 Hz, and 63 against 78 at 99 Hz; the
  * median stall was 30.5 against 41 us, and 48.5 against 49.5; the
  * workload ran 1.07 against 1.11 times as long as bare at 999 Hz, 1.02
- * against 1.00 at 99 Hz (runs 0.96-1.14).  Before ctprof's timers stopped reprogramming
- * the CPU's timer device at each tick (set_timer()), holding had made
- * such threads faster: 1.27 times as long as bare against 1.39 (nine
- * runs), 1.119 against 1.140 on a later VM (15). */
+ * against 1.00 at 99 Hz (runs 0.96-1.14).  Before ctprof's timers
+ * stopped reprogramming the CPU's timer device at each tick
+ * (set_timer()), holding had made such threads faster: 1.27 times as
+ * long as bare against 1.39 (nine runs), 1.119 against 1.140 on a later
+ * VM (15). */
 
 /* Is thread T's CPU to be held for its stop at the next tick? */
 static bool wants_hold(const struct thread *t)
@@ -948,8 +949,8 @@ static bool take_time(struct sampler *sp, int c, uint64_t *es)
  * 10 ms apart.  With a slack of 30 us at any rate, half of the threads'
  * reads at 99 Hz took the slow way in choose_thread() (a stat read and a
  * second schedstat read, 10 and 4 us each there, against 0.5-2 us at
- * 999 Hz), while a helper held a CPU: the helper held it 84
- * us a tick (median), against 9 at 999 Hz. */
+ * 999 Hz), while a helper held a CPU: the helper held it 84 us a tick
+ * (median), against 9 at 999 Hz. */
 static bool awake_since_resume(const struct thread *t, uint64_t since)
 {
 	uint64_t span;
@@ -1958,8 +1959,9 @@ static void tick(struct sampler *sp, uint64_t n, uint64_t t_ns, uint64_t woke_ns
 	bool spin, crowd = false, slow = !sp->at_tick || s->waiting;
 	size_t i, deferred;
 
+	/* Both ways of reading: note_wait() leaves out this CPU's threads. */
+	sp->here = here;
 	if (sp->at_tick) {
-		sp->here = here;
 		sp->woke_ns = woke_ns;
 		sp->tick_ns = t_ns;
 		sp->tick_delay_ns = sp->delay_ns;
