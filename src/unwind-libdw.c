@@ -42,8 +42,10 @@ struct ld_state {
 	bool truncated;
 	bool bad_sp;
 	bool go_top;                    /* stopped at one of Go's top frames */
-	bool crt;                       /* stopped at _init or _fini: go on
+	bool again;                     /* stopped past _init or _fini, or
+	                                 * under Go's asyncPreempt: go on
 	                                 * from the registers in regs */
+	bool preempt;                   /* the last frame was asyncPreempt */
 	uint64_t last_sp;
 };
 
@@ -250,8 +252,29 @@ static bool crt_frame(struct ld_state *st, Dwfl_Frame *frame, struct module *mod
 	/* The caller's frame is an activation (walk_on). */
 	st->regs.rip = ra - 1;
 	st->regs.rsp = sp + off;
-	st->crt = true;
+	st->again = true;
 	return true;
+}
+
+/* FRAME is the one under Go's asyncPreempt: its PC is the interrupted one
+ * (unwind.h), which libdwfl would look up a byte before.  Its registers,
+ * as libdwfl unwound them, are put in st->regs for the walk to go on
+ * from there as an activation (ld_walk). */
+static void preempted_frame(struct ld_state *st, Dwfl_Frame *frame, Dwarf_Addr pc, Dwarf_Word sp)
+{
+	static const unsigned saved[] = { 3, 6, 12, 13, 14, 15 };
+	unsigned long long *reg[] = {
+		&st->regs.rbx, &st->regs.rbp, &st->regs.r12, &st->regs.r13, &st->regs.r14, &st->regs.r15,
+	};
+	Dwarf_Word v;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(saved); i++)
+		if (dwfl_frame_reg(frame, saved[i], &v) == 0)
+			*reg[i] = v;
+	st->regs.rip = pc;
+	st->regs.rsp = sp;
+	st->again = true;
 }
 
 static int ld_frame(Dwfl_Frame *frame, void *arg)
@@ -278,6 +301,10 @@ static int ld_frame(Dwfl_Frame *frame, void *arg)
 			return DWARF_CB_ABORT;
 		}
 		st->last_sp = sp;
+		if (st->preempt && !activation) {
+			preempted_frame(st, frame, pc, sp);
+			return DWARF_CB_ABORT;
+		}
 	}
 	/* libdw calls the trampoline a handler returns to a plain caller
 	 * frame; its PC is the trampoline's first instruction (see
@@ -300,6 +327,7 @@ static int ld_frame(Dwfl_Frame *frame, void *arg)
 		st->go_top = true;
 		return DWARF_CB_ABORT;
 	}
+	st->preempt = mod && unwind_go_async_preempt(mod, st->pcs[st->n - 1] - mp->bias);
 	return DWARF_CB_OK;
 }
 
@@ -309,7 +337,7 @@ static int ld_frame(Dwfl_Frame *frame, void *arg)
 static int walk_on(struct ld_state *st, const struct capture *c)
 {
 	st->last_sp = 0;
-	st->beyond_snapshot = st->bad_sp = false;
+	st->beyond_snapshot = st->bad_sp = st->preempt = false;
 	return dwfl_getthread_frames(st->dwfl, c->tid, ld_frame, st);
 }
 
@@ -348,7 +376,8 @@ static enum unwind_result ld_walk(void *state, const struct capture *c,
 		st->pcs = pcs;
 		st->max = max;
 		st->n = 0;
-		st->beyond_snapshot = st->truncated = st->bad_sp = st->go_top = st->crt = false;
+		st->beyond_snapshot = st->truncated = st->bad_sp = st->go_top = false;
+		st->again = st->preempt = false;
 		st->last_sp = 0;
 		ret = st->attached ? dwfl_getthread_frames(st->dwfl, c->tid, ld_frame, st) : -1;
 		if (ret == 0 || st->truncated || st->n == 0)
@@ -359,10 +388,11 @@ static enum unwind_result ld_walk(void *state, const struct capture *c,
 		if (st->synced == st->maps->refreshes)
 			break;
 	}
-	/* Out of _init or _fini (crt_frame), once: nothing they call
-	 * returns into them again above. */
-	if (st->crt && !st->truncated) {
-		st->crt = false;
+	/* Out of _init or _fini (crt_frame), or under Go's asyncPreempt
+	 * (preempted_frame); each walk on starts from a caller, so this
+	 * ends, but is bounded all the same. */
+	for (tries = 0; st->again && !st->truncated && tries < 8; tries++) {
+		st->again = false;
 		ret = walk_on(st, c);
 	}
 	if (st->n == 0)

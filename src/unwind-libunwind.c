@@ -559,6 +559,7 @@ static enum unwind_result lu_walk(void *state, const struct capture *c,
 		const struct debug_cfi *dc;
 		const struct mapping *mp;
 		unw_word_t ip, sp, nsp;
+		bool preempt = false;
 		int sig, ret;
 
 		if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 ||
@@ -603,6 +604,8 @@ static enum unwind_result lu_walk(void *state, const struct capture *c,
 		mp = sig ? NULL : maps_find(st->maps, ip);
 		dc = mp ? debug_cfi(st, mp->module) : NULL;
 		if (dc) {
+			preempt = unwind_go_async_preempt(maps_module(st->maps, mp->module),
+							  ip - mp->bias);
 			ret = cfi_step(st, &cursor, dc, mp, ip, exact);
 		} else {
 			unw_cursor_t before = cursor;
@@ -638,7 +641,9 @@ static enum unwind_result lu_walk(void *state, const struct capture *c,
 		 * signal frame may move to another stack (sigaltstack). */
 		if (unw_get_reg(&cursor, UNW_REG_SP, &nsp) < 0 || (!sig && nsp <= sp))
 			break;
-		exact = sig;
+		/* Under a signal frame or Go's asyncPreempt (see unwind.h) is
+		 * the interrupted PC, not a return address. */
+		exact = sig || preempt;
 	}
 out:
 	in_unwind = false;

@@ -34,15 +34,22 @@ static const char *const go_top_frames[] = {
 	"runtime.systemstack", "runtime.morestack", "runtime.asmcgocall",
 };
 
+/* Is NAME the Go function FUNC: the assembly ones are FUNC.abi0 in the
+ * symbol table. */
+static bool is_go_func(const char *name, const char *func)
+{
+	size_t n = strlen(func);
+
+	return !strncmp(name, func, n) && (!name[n] || !strcmp(name + n, ".abi0"));
+}
+
 static bool is_go_top_frame(const char *name)
 {
-	size_t i, n;
+	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(go_top_frames); i++) {
-		n = strlen(go_top_frames[i]);
-		if (!strncmp(name, go_top_frames[i], n) && (!name[n] || !strcmp(name + n, ".abi0")))
+	for (i = 0; i < ARRAY_SIZE(go_top_frames); i++)
+		if (is_go_func(name, go_top_frames[i]))
 			return true;
-	}
 	return false;
 }
 
@@ -55,7 +62,8 @@ static Elf *module_elf(struct module *mod)
 	return elf_memory((char *)mod->image, mod->image_size);
 }
 
-/* The ELF address ranges of MOD's Go top frames, from its symbol table. */
+/* The ELF address ranges of MOD's Go top frames and of its
+ * runtime.asyncPreempt, from its symbol table. */
 static void read_go_top_frames(struct module *mod)
 {
 	size_t cap = 0;
@@ -78,8 +86,14 @@ static void read_go_top_frames(struct module *mod)
 			const char *name;
 
 			if (!gelf_getsym(data, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-			    !sym.st_size || !(name = elf_strptr(elf, sh.sh_link, sym.st_name)) ||
-			    !is_go_top_frame(name))
+			    !sym.st_size || !(name = elf_strptr(elf, sh.sh_link, sym.st_name)))
+				continue;
+			if (is_go_func(name, "runtime.asyncPreempt")) {
+				mod->go_preempt[0] = sym.st_value;
+				mod->go_preempt[1] = sym.st_value + sym.st_size;
+				continue;
+			}
+			if (!is_go_top_frame(name))
 				continue;
 			GROW(mod->go_top, cap, mod->ngo_top + 1);
 			mod->go_top[mod->ngo_top][0] = sym.st_value;
@@ -103,6 +117,15 @@ bool unwind_go_top_frame(struct module *mod, uint64_t vaddr)
 		if (vaddr - mod->go_top[i][0] < mod->go_top[i][1] - mod->go_top[i][0])
 			return true;
 	return false;
+}
+
+bool unwind_go_async_preempt(struct module *mod, uint64_t vaddr)
+{
+	if (!mod || mod->has_table)
+		return false;
+	if (!mod->go_top_read)
+		read_go_top_frames(mod);
+	return vaddr - mod->go_preempt[0] < mod->go_preempt[1] - mod->go_preempt[0];
 }
 
 /* Are the N bytes at offset AT of CODE (END bytes long) BYTES? */

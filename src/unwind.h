@@ -43,6 +43,15 @@ extern const struct unwinder_ops unwinder_libdw;
  * symbol table is read once. */
 bool unwind_go_top_frame(struct module *mod, uint64_t vaddr);
 
+/* Is ELF address VADDR of MOD in Go's runtime.asyncPreempt?  Go preempts
+ * a goroutine with a signal whose handler makes the interrupted code look
+ * as if it had called asyncPreempt: it pushes the interrupted PC as the
+ * return address.  That PC is exact, not after a call: the caller's CFI
+ * is looked up at it, not a byte before (which may be another function's,
+ * at the first instruction of a leaf).  Go's own traceback does the same.
+ * Looked at as unwind_go_top_frame does. */
+bool unwind_go_async_preempt(struct module *mod, uint64_t vaddr);
+
 /* Is ELF address VADDR of MOD in its _init or _fini, which have no CFI
  * (glibc's crti.o and crtn.o write none)?  0 if not; else the offset from
  * the stack pointer to the caller's: 8 before the prologue's adjustment

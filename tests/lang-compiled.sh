@@ -13,7 +13,10 @@
 #    the program's own source has one, inlined or not; any other row of the
 #    program with no file:line is a function addr2line cannot place either;
 #  - no stack failed to unwind (-v);
-#  - Go: a leaf with no frame keeps its caller (CFI from .debug_frame).
+#  - Go: a leaf with no frame keeps its caller (CFI from .debug_frame);
+#    under runtime.asyncPreempt, where Go's preemption signal makes the
+#    interrupted code seem to call it, that code is the caller, found at
+#    its exact PC, whichever unwinder.
 # Rust is built three ways (GNU ld, lld, v0 mangling), C++ two (GNU ld and
 # lld; clang writes no .debug_aranges), Go one.  lld lays the text out at an
 # address that is not its file offset; for the two lld builds, Google's
@@ -324,6 +327,9 @@ fi
 go_build() {
 	"$GO" build "$@" "$SRC/sieve.go"
 }
+go_build_preempt() {
+	"$GO" build "$@" "$SRC/preempt.go"
+}
 # go_leaf_caller: of the samples in stride, a leaf Go gives no frame (and
 # so no frame pointer of its own), >= 90% have sift, its caller, next on
 # the stack: the CFI (in .debug_frame only, which libunwind does not read)
@@ -343,5 +349,41 @@ go_leaf_caller() {
 if build go go_build; then
 	profile go "^main\\." phaseAlpha phaseBeta phaseGamma
 	check "go: a frameless leaf's samples keep its caller" go_leaf_caller
+fi
+
+# preempted UNWINDER: tests/targets/lang/preempt.go under ctprof with
+# UNWINDER; its runtime.GC() loop preempts the goroutine in spin and bump
+# some thousand times a second.  At least one sample is in
+# runtime.asyncPreempt, and in each such stack the frame under it is
+# main.spin or main.bump with main.main below.  When bump's first
+# instruction (the interrupted PC) is taken for a return address, the
+# caller is looked up a byte before it, in the code before bump: that
+# frame is preempt+0x..., and the stack ends there: 14 runs of 3 s of
+# a23e3ee, both unwinders, each had such a stack.
+preempted() {
+	local u=$1 folded=$TMP/preempt.$1.folded
+	run_ctprof "preempt-$u" --unwinder="$u" -F 999 -o "$folded" -- "$TMP/preempt" 3
+	is_status 0 || return 1
+	awk '{
+		k = split($1, f, ";")
+		for (j = 2; j <= k; j++) {
+			if (f[j] !~ /^runtime\.asyncPreempt(\.abi0)?$/)
+				continue
+			all += $NF
+			if (f[j - 1] ~ /^main\.(spin|bump)$/ && $1 ~ /;main\.main;/)
+				good += $NF
+			else
+				print "# under asyncPreempt: " f[j - 1] " in " $1
+			break
+		}
+	} END {
+		printf "# %.1f ms in runtime.asyncPreempt, %.1f ms with main.spin or main.bump under it\n",
+			all / 1000, good / 1000
+		exit !(all > 0 && good == all)
+	}' "$folded"
+}
+if build preempt go_build_preempt; then
+	check "go: under asyncPreempt the interrupted function (libunwind)" preempted libunwind
+	check "go: under asyncPreempt the interrupted function (libdw)" preempted libdw
 fi
 finish
