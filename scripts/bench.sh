@@ -46,6 +46,8 @@
 #     and perf --call-graph dwarf, against two threads bare).  And the
 #     time a sample takes from the target by its own clock: bench/gaps.c
 #     bare, under ctprof and under perf --call-graph dwarf at 999 Hz.
+#     And what each adds to a signal's delivery: bench/sigping.c's round
+#     trip, bare, under ctprof at 99 and 999 Hz, under perf at 999 Hz.
 #  2. Stall per sample: ctprof -v's median and p99 at 999 Hz on the
 #     workload (the runs of part 1), beside bench/floor.c: INTERRUPT +
 #     waitpid + GETREGS + CONT on a spinning child, 2000 times at 1 kHz,
@@ -220,6 +222,7 @@ cflags=(-std=gnu11 -g -Wall -Wextra -Werror=shadow -Werror=missing-prototypes
 	-Werror=strict-prototypes -Werror=implicit-function-declaration -Wno-unused-parameter)
 if want 1; then
 	gcc "${cflags[@]}" -O2 bench/gaps.c -o "$tmp/gaps"
+	gcc "${cflags[@]}" -O2 -pthread bench/sigping.c -o "$tmp/sigping"
 	gcc "${cflags[@]}" -O2 -fomit-frame-pointer -pthread bench/workload.c -o "$tmp/workload"
 	gcc "${cflags[@]}" -O2 -fno-omit-frame-pointer -pthread bench/workload.c -o "$tmp/workload-fp"
 fi
@@ -462,6 +465,24 @@ run_gaps() {
 	gap_el[$v]=$el gap_lost[$v]=$lost
 	put "gaps.$v.lost_ms" "$lost"
 	case $v in ct|bs) ctstats "gaps.$v" "$tmp/ct.txt" ;; esac
+}
+
+# Part 1's signal round trip: bench/sigping.c bare, under ctprof at 99
+# and 999 Hz and under perf record --call-graph dwarf at 999 Hz.
+ping_variants=(bare ct99 ct999 pd999)
+if [ -n "$base_ct" ]; then ping_variants+=(bs999); fi
+run_ping() {
+	local v=$1 rt
+	local -a cmd=("$tmp/sigping" 2)
+	case $v in
+	ct*) cmd=("$ctprof" ${unwopt[libunwind]} -F "${v#ct}" -o "$tmp/ct.txt" -- "$tmp/sigping" 2) ;;
+	bs*) cmd=("$base_ct" -F "${v#bs}" -o "$tmp/ct.txt" -- "$tmp/sigping" 2) ;;
+	pd*) cmd=(perf record -q -e cpu-clock --call-graph dwarf -F "${v#pd}" -o "$tmp/perf.data" -- "$tmp/sigping" 2) ;;
+	esac
+	run 120 "${cmd[@]}"
+	rt=$(awk '$1 == "round_trip_us" { print $2 }' "$tmp/out")
+	[ -n "$rt" ] || die "sigping ($v) printed no round trip"
+	put "ping.$v" "$rt"
 }
 
 # -------------------------------------------------------------- part 4 --
@@ -1170,6 +1191,10 @@ for ((r = 0; r < reps; r++)); do
 		put "gaps.$v.per_tick" "$(awk -v l="${gap_lost[$v]}" -v b="${gap_lost[bare]}" -v e="${gap_el[$v]}" \
 			'BEGIN { printf "%.2f\n", (l - b) * 1000 / (e * 999) }')"
 	done
+	for ((i = 0; i < ${#ping_variants[@]}; i++)); do
+		want 1 || break
+		run_ping "${ping_variants[(i + r) % ${#ping_variants[@]}]}"
+	done
 	part_us[1]=$((part_us[1] + $(now_us) - t0))
 
 	# Part 2: the floor, in the same repetition as ctprof's stall.
@@ -1264,6 +1289,7 @@ secs() { awk -v u="$1" 'BEGIN { printf "%.0f s", u / 1e6 }'; }
 # base_row ROW: a line break and ROW, a row of a table, if --base ran;
 # nothing otherwise.
 base_row() { if [ -n "$base_ct" ]; then printf '\n%s' "$1"; fi; }
+base_cell() { if [ -n "$base_ct" ]; then printf '%s' "$1"; fi; }
 fsched=$(cat "$res/floor.sched" 2>/dev/null || echo n/a)
 pct() { med "$1" %.1f; }
 
@@ -1303,6 +1329,15 @@ stop request to its resume; the slower code after a stop is not in it.
 | --- | --- | --- |
 | ctprof (libunwind) | $(us gaps.ct.per_tick) | $(us gaps.ct.stall_med) |$(base_row "| ctprof $base_rev (--base) | $(us gaps.bs.per_tick) | $(us gaps.bs.stall_med) |")
 | perf record -e cpu-clock --call-graph dwarf | $(us gaps.pd.per_tick) | |
+
+A signal's delivery, by the target's own clock: bench/sigping.c sends
+SIGUSR1 to a thread busy on its CPU and waits until the handler has run,
+every 200 us for 2 s; mean round trip. Under ptrace each signal stops
+the thread until the profiler delivers it.
+
+| bare | ctprof 99 Hz | ctprof 999 Hz |$(base_cell " ctprof $base_rev 999 Hz |") perf --call-graph dwarf 999 Hz |
+| --- | --- | --- |$(base_cell " --- |") --- |
+| $(us ping.bare) | $(us ping.ct99) | $(us ping.ct999) |$(base_cell " $(us ping.bs999) |") $(us ping.pd999) |
 
 EOF
 fi
