@@ -397,7 +397,12 @@ static void copy_stack(struct sampler *sp, struct target *tgt, struct capture *c
  * whose runtime preempted goroutines some 4000 times a second
  * (tests/targets/lang/preempt.go) had 9.6-11.7% in runtime.sigtramp,
  * perf 0.3-0.5%.  Go runs handlers on a stack of their own: the stack
- * is copied again from the interrupted SP (capture_thread). */
+ * is copied again from the interrupted SP (capture_thread).
+ *
+ * A handler that keeps no frame at all (a leaf that pushes nothing) has
+ * the trampoline at SP throughout, and a stop anywhere in it is taken
+ * so too: such a handler is a few instructions, and its time goes to the
+ * code it interrupted. */
 static bool handler_entry(struct sampler *sp, struct target *tgt, struct capture *c)
 {
 	struct user_regs_struct *r = &c->regs;
