@@ -224,44 +224,12 @@ static bool caller_ra(struct ld_state *st, uint64_t cfa, uint64_t *ra)
 	       maps_is_code(st->maps, *ra) && maps_after_call(st->maps, *ra);
 }
 
-/* Is the frame at VADDR of MOD (the ELF address of its PC: exact for a
- * leaf, the return address for a caller) in _init or _fini, which have no
- * CFI?  libdwfl would step out of them by
- * frame pointer, which they do not keep.  If so, and the return address
- * at unwind_crt_cfa's offset is code just after a call, the registers of
- * the caller's frame are put in st->regs, for the walk to go on from
- * there (ld_walk): the code saves none, so the callee-saved ones are the
- * frame's, as far as libdwfl knows them. */
-static bool crt_frame(struct ld_state *st, Dwfl_Frame *frame, struct module *mod, uint64_t vaddr)
+/* The walk is to go on (ld_walk) from a frame with PC and SP, taken as
+ * an activation: its PC is looked up as it is.  Its callee-saved
+ * registers are FRAME's, as far as libdwfl knows them. */
+static void go_on_from(struct ld_state *st, Dwfl_Frame *frame, uint64_t pc, uint64_t sp)
 {
-	unsigned off = unwind_crt_cfa(mod, vaddr);
 	/* The callee-saved registers, by DWARF number. */
-	static const unsigned saved[] = { 3, 6, 12, 13, 14, 15 };
-	unsigned long long *reg[] = {
-		&st->regs.rbx, &st->regs.rbp, &st->regs.r12, &st->regs.r13, &st->regs.r14, &st->regs.r15,
-	};
-	Dwarf_Word sp, v;
-	uint64_t ra;
-	size_t i;
-
-	if (!off || dwfl_frame_reg(frame, 7, &sp) != 0 || !caller_ra(st, sp + off, &ra))
-		return false;
-	for (i = 0; i < ARRAY_SIZE(saved); i++)
-		if (dwfl_frame_reg(frame, saved[i], &v) == 0)
-			*reg[i] = v;
-	/* The caller's frame is an activation (walk_on). */
-	st->regs.rip = ra - 1;
-	st->regs.rsp = sp + off;
-	st->again = true;
-	return true;
-}
-
-/* FRAME is the one under Go's asyncPreempt: its PC is the interrupted one
- * (unwind.h), which libdwfl would look up a byte before.  Its registers,
- * as libdwfl unwound them, are put in st->regs for the walk to go on
- * from there as an activation (ld_walk). */
-static void preempted_frame(struct ld_state *st, Dwfl_Frame *frame, Dwarf_Addr pc, Dwarf_Word sp)
-{
 	static const unsigned saved[] = { 3, 6, 12, 13, 14, 15 };
 	unsigned long long *reg[] = {
 		&st->regs.rbx, &st->regs.rbp, &st->regs.r12, &st->regs.r13, &st->regs.r14, &st->regs.r15,
@@ -275,6 +243,26 @@ static void preempted_frame(struct ld_state *st, Dwfl_Frame *frame, Dwarf_Addr p
 	st->regs.rip = pc;
 	st->regs.rsp = sp;
 	st->again = true;
+}
+
+/* Is the frame at VADDR of MOD (the ELF address of its PC: exact for a
+ * leaf, the return address for a caller) in _init or _fini, which have no
+ * CFI?  libdwfl would step out of them by
+ * frame pointer, which they do not keep.  If so, and the return address
+ * at unwind_crt_cfa's offset is code just after a call, the walk goes on
+ * from the caller's frame: the code saves no register, so the
+ * callee-saved ones are this frame's. */
+static bool crt_frame(struct ld_state *st, Dwfl_Frame *frame, struct module *mod, uint64_t vaddr)
+{
+	unsigned off = unwind_crt_cfa(mod, vaddr);
+	Dwarf_Word sp;
+	uint64_t ra;
+
+	if (!off || dwfl_frame_reg(frame, 7, &sp) != 0 || !caller_ra(st, sp + off, &ra))
+		return false;
+	/* The caller's PC as the call's last byte, looked up as it is. */
+	go_on_from(st, frame, ra - 1, sp + off);
+	return true;
 }
 
 static int ld_frame(Dwfl_Frame *frame, void *arg)
@@ -301,8 +289,10 @@ static int ld_frame(Dwfl_Frame *frame, void *arg)
 			return DWARF_CB_ABORT;
 		}
 		st->last_sp = sp;
+		/* Under Go's asyncPreempt: the interrupted PC, which libdwfl
+		 * would look up a byte before (unwind.h). */
 		if (st->preempt && !activation) {
-			preempted_frame(st, frame, pc, sp);
+			go_on_from(st, frame, pc, sp);
 			return DWARF_CB_ABORT;
 		}
 	}
@@ -331,7 +321,7 @@ static int ld_frame(Dwfl_Frame *frame, void *arg)
 	return DWARF_CB_OK;
 }
 
-/* Walk on from the caller's frame in st->regs (leaf_walk, crt_frame).
+/* Walk on from the caller's frame in st->regs (leaf_walk, go_on_from).
  * It is taken as an activation: its PC is looked up as it is, so it is
  * given as the call's last byte. */
 static int walk_on(struct ld_state *st, const struct capture *c)
@@ -389,7 +379,7 @@ static enum unwind_result ld_walk(void *state, const struct capture *c,
 			break;
 	}
 	/* Out of _init or _fini (crt_frame), or under Go's asyncPreempt
-	 * (preempted_frame); each walk on starts from a caller, so this
+	 * (ld_frame); each walk on starts from a caller, so this
 	 * ends, but is bounded all the same. */
 	for (tries = 0; st->again && !st->truncated && tries < 8; tries++) {
 		st->again = false;
