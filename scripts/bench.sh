@@ -1358,7 +1358,8 @@ $(med ct999.floor_poll %.2f) times the polling one (libdw: $(med dw999.floor_cro
 Missed ticks at 999 Hz: $(of ct999.missed ct999.ticks) (libdw: $(of dw999.missed dw999.ticks)).
 The floor is INTERRUPT + waitpid + GETREGS + CONT on a spinning child,
 2000 times at 1 kHz (tracer $fsched); ctprof's stall is from its
-INTERRUPT to the end of its capture, and ctprof and the target are not pinned.
+INTERRUPT (for a thread whose CPU it took, from that moment) to its
+CONT, and ctprof and the target are not pinned.
 
 EOF
 fi

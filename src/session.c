@@ -216,8 +216,17 @@ static struct capture *take_sample(struct session *s, struct thread *t)
 	return c;
 }
 
-/* resume() after a sample C (NULL: none), timed. */
-static void resume_sampled(struct session *s, struct thread *t, int sig, const struct capture *c)
+/* The stop of sample C (NULL: none) ends now: T's stall is from its
+ * stop request (or the moment its CPU was taken) to here. */
+static void finish_sample(struct capture *c, struct thread *t, uint64_t end_ns)
+{
+	if (c)
+		c->stall_ns = end_ns - t->interrupt_ns;
+}
+
+/* resume() after a sample C (NULL: none), timed: its stall ends as the
+ * resume returns, before anything read after it. */
+static void resume_sampled(struct session *s, struct thread *t, int sig, struct capture *c)
 {
 	uint64_t t0 = c ? now_ns() : 0;
 
@@ -226,6 +235,7 @@ static void resume_sampled(struct session *s, struct thread *t, int sig, const s
 		uint64_t t1 = now_ns();
 
 		s->resume_ns += t1 - t0;
+		finish_sample(c, t, t1);
 		/* Asked for by the capture: its CPU time and time waiting for
 		 * a CPU, read after the resume rather than in the stop.  The
 		 * thread gets a CPU only after a wake-up, so they are still
@@ -269,12 +279,6 @@ static void undo_eintr(pid_t tid, const struct user_regs_struct *regs)
 	r = *regs;
 	r.rax = (unsigned long long)-ERESTARTNOHAND;
 	ptrace(PTRACE_SETREGS, tid, 0, &r);
-}
-
-static void finish_sample(struct capture *c, struct thread *t)
-{
-	if (c)
-		c->stall_ns = now_ns() - t->interrupt_ns;
 }
 
 static void handle_exec(struct session *s, struct thread *t)
@@ -388,7 +392,6 @@ static void handle_status(struct session *s, pid_t tid, int status)
 		/* Signal-delivery stop: sample if asked, deliver the signal. */
 		c = take_sample(s, t);
 		resume_sampled(s, t, sig, c);
-		finish_sample(c, t);
 		if (sig != SIGTRAP)
 			s->signals_forwarded++;
 		break;
@@ -399,7 +402,7 @@ static void handle_status(struct session *s, pid_t tid, int status)
 			 * and our interrupts are seen.  A dump takes the
 			 * stack of a stopped thread too. */
 			c = s->sample_group_stops ? take_sample(s, t) : NULL;
-			finish_sample(c, t);
+			finish_sample(c, t, now_ns());
 			if (!c)
 				drop_sample(s, t);
 			if (ptrace(PTRACE_LISTEN, tid, 0, 0) == 0)
@@ -409,7 +412,6 @@ static void handle_status(struct session *s, pid_t tid, int status)
 		c = take_sample(s, t);
 		undo_eintr(tid, c ? &c->regs : NULL);
 		resume_sampled(s, t, 0, c);
-		finish_sample(c, t);
 		break;
 	case PTRACE_EVENT_CLONE:
 	case PTRACE_EVENT_FORK:
@@ -447,7 +449,6 @@ static void handle_status(struct session *s, pid_t tid, int status)
 				child->start_ip = (uint64_t)ip;
 		}
 		resume_sampled(s, t, 0, c);
-		finish_sample(c, t);
 		break;
 	}
 	case PTRACE_EVENT_EXEC:
