@@ -28,6 +28,13 @@ struct capture {
 	unsigned char *stack;           /* copy of [sp, sp + stack_len) */
 	size_t stack_len;
 	uint64_t stack_top;             /* end of the mapping holding sp, 0 if unknown */
+	/* A second copy, of another stack the thread's frames go on on:
+	 * a goroutine's, under Go's call of the vDSO on the system stack
+	 * (unwind_go_vdso_caller()).  stack2_len 0: none. */
+	uint64_t sp2;
+	unsigned char *stack2;          /* copy of [sp2, sp2 + stack2_len) */
+	size_t stack2_len;
+	uint64_t stack2_top;            /* end of the mapping holding sp2 */
 	uint64_t stall_ns;              /* PTRACE_INTERRUPT to resume */
 	bool blocked;                   /* wall-clock mode: the thread was not
 	                                 * running; it waits in regs.orig_rax */
@@ -47,14 +54,28 @@ struct capture {
 	uint64_t start_ip;              /* its thread's start_ip (session.h) */
 };
 
-/* Copy N bytes at ADDR from C's stack copy into BUF.  Returns false,
- * copying nothing, unless all N lie inside the copy. */
+/* Copy N bytes at ADDR from C's stack copies into BUF.  Returns false,
+ * copying nothing, unless all N lie inside one of them. */
 static inline bool capture_read(const struct capture *c, uint64_t addr, void *buf, size_t n)
 {
-	if (addr < c->sp || c->stack_len < n || addr - c->sp > c->stack_len - n)
-		return false;
-	memcpy(buf, c->stack + (addr - c->sp), n);
-	return true;
+	if (addr >= c->sp && c->stack_len >= n && addr - c->sp <= c->stack_len - n) {
+		memcpy(buf, c->stack + (addr - c->sp), n);
+		return true;
+	}
+	if (addr >= c->sp2 && c->stack2_len >= n && addr - c->sp2 <= c->stack2_len - n) {
+		memcpy(buf, c->stack2 + (addr - c->sp2), n);
+		return true;
+	}
+	return false;
+}
+
+/* Is ADDR on a stack copied in C, above its copy: a read there found
+ * nothing because the copy stops short (the unwind is cut short, not
+ * wrong)? */
+static inline bool capture_beyond(const struct capture *c, uint64_t addr)
+{
+	return (addr >= c->sp + c->stack_len && (!c->stack_top || addr < c->stack_top)) ||
+	       (c->stack2_len && addr >= c->sp2 + c->stack2_len && addr < c->stack2_top);
 }
 
 #endif

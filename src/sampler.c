@@ -39,6 +39,10 @@
  * on held CPUs first (they came in 26-33 us on average, two busy threads
  * on 2 CPUs at 999 Hz). */
 #define SPIN_HELD_NS 50000ULL
+/* How far above SP a thread stopped in the vDSO is looked at for a return
+ * address into Go's caller of it (copy_go_stack()): the vDSO's frames are
+ * a few words. */
+#define VDSO_SCAN 256
 /* Bytes below the stack pointer a function may use without moving it (the
  * x86-64 ABI's red zone). */
 #define RED_ZONE 128
@@ -379,6 +383,66 @@ static void copy_stack(struct sampler *sp, struct target *tgt, struct capture *c
 	c->stack_len = n > 0 ? (size_t)n : 0;
 }
 
+/* Is ADDR code in Go's call of the vDSO, where R12 holds the frame's
+ * stack pointer (unwind_go_vdso_caller())?  EXACT: ADDR is a PC, not a
+ * return address. */
+static bool in_go_vdso_call(struct target *tgt, uint64_t addr, bool exact)
+{
+	const struct mapping *mp = maps_find(&tgt->maps, addr);
+
+	return mp && mp->exec &&
+	       unwind_go_vdso_caller(maps_module(&tgt->maps, mp->module), (exact ? addr : addr - 1) - mp->bias);
+}
+
+/* Go calls the vDSO on the thread's system stack, with the goroutine's
+ * stack pointer in R12 (unwind_go_vdso_caller()): a thread stopped there,
+ * in the vDSO or in the Go function around the call, has its Go frames on
+ * another stack than the one copied.  If so (for the vDSO, a return
+ * address into such a call lies in the first words copied), and R12 is
+ * outside the copy, the stack at R12 is copied too, up to its mapping's
+ * end, at most stack_size bytes.  Without it, a loop reading the clock
+ * (tests/targets/lang/clock.go) had 73-80% of its stacks end at time.now
+ * or runtime.nanotime1, counted failed (both unwinders). */
+static void copy_go_stack(struct sampler *sp, struct target *tgt, struct capture *c)
+{
+	const struct mapping *mp = maps_find(&tgt->maps, c->regs.rip), *m2;
+	const struct module *mod = mp ? maps_module(&tgt->maps, mp->module) : NULL;
+	uint64_t r12 = c->regs.r12, w, at;
+	struct iovec local, remote;
+	bool found;
+	size_t len;
+	ssize_t n;
+
+	if (!mod || (r12 >= c->sp && r12 - c->sp < c->stack_len))
+		return;
+	found = mp->exec && in_go_vdso_call(tgt, c->regs.rip, true);
+	if (!found && mod->path && !strcmp(mod->path, "[vdso]"))
+		for (at = c->regs.rsp; !found && at < c->regs.rsp + VDSO_SCAN; at += sizeof(w)) {
+			if (!capture_read(c, at, &w, sizeof(w)))
+				break;
+			found = in_go_vdso_call(tgt, w, false);
+		}
+	/* A goroutine's stack may be in heap mapped since the maps were
+	 * read: they are read again then, once a tick at most. */
+	m2 = found ? maps_find_refresh(&tgt->maps, r12) : NULL;
+	if (!m2 || m2->exec)
+		return;
+	len = m2->end - r12 < sp->stack_size ? (size_t)(m2->end - r12) : sp->stack_size;
+	if (!c->stack2)
+		c->stack2 = xmalloc(sp->stack_size);
+	local.iov_base = c->stack2;
+	local.iov_len = len;
+	remote.iov_base = (void *)(uintptr_t)r12;
+	remote.iov_len = len;
+	n = process_vm_readv(c->tid, &local, 1, &remote, 1, 0);
+	if (n <= 0)
+		return;
+	c->sp2 = r12;
+	c->stack2_len = (size_t)n;
+	c->stack2_top = m2->end;
+	sp->stats.go_vdso_copies++;
+}
+
 /* Is C's thread stopped where a signal handler starts, the kernel having
  * just set up its frame: the return address at SP is a sigreturn
  * trampoline (__restore_rt, Go's runtime.sigreturn) and the handler has
@@ -521,6 +585,8 @@ static struct capture *capture_thread(void *arg, struct thread *t)
 	copy_stack(sp, tgt, c);
 	if (handler_entry(sp, tgt, c) && !capture_read(c, c->regs.rsp, &w, sizeof(w)))
 		copy_stack(sp, tgt, c);
+	c->stack2_len = 0;
+	copy_go_stack(sp, tgt, c);
 	sp->ncaps++;
 	return c;
 }
@@ -2493,8 +2559,10 @@ void sampler_release(struct sampler *sp)
 {
 	size_t i;
 
-	for (i = 0; i < sp->capcap; i++)
+	for (i = 0; i < sp->capcap; i++) {
 		free(sp->caps[i].stack);
+		free(sp->caps[i].stack2);
+	}
 	free(sp->caps);
 	free(sp->picks);
 	free(sp->want);

@@ -82,7 +82,7 @@ static bool ld_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void
 	mod = mp ? maps_module(st->maps, mp->module) : NULL;
 	if (mod && mod->image && module_read(mod, addr - mp->bias, result, sizeof(*result)) == 0)
 		return true;
-	if (addr >= c->sp + c->stack_len && (!c->stack_top || addr < c->stack_top))
+	if (capture_beyond(c, addr))
 		st->beyond_snapshot = true;
 	return false;
 }
@@ -271,7 +271,7 @@ static int ld_frame(Dwfl_Frame *frame, void *arg)
 	const struct mapping *mp;
 	struct module *mod;
 	Dwarf_Addr pc;
-	Dwarf_Word sp;
+	Dwarf_Word sp, r12;
 	bool activation = false;
 
 	if (!dwfl_frame_pc(frame, &pc, &activation))
@@ -311,6 +311,16 @@ static int ld_frame(Dwfl_Frame *frame, void *arg)
 	mod = mp ? maps_module(st->maps, mp->module) : NULL;
 	if (mod && crt_frame(st, frame, mod, pc - mp->bias))
 		return DWARF_CB_ABORT;
+	/* In Go's call of the vDSO, where R12 holds the stack pointer of
+	 * the frame (unwind_go_vdso_caller()): libdwfl has it from the
+	 * system stack, the vDSO's.  The walk goes on from this frame again,
+	 * from R12. */
+	if (mod && unwind_go_vdso_caller(mod, st->pcs[st->n - 1] - mp->bias) &&
+	    dwfl_frame_reg(frame, 12, &r12) == 0 && dwfl_frame_reg(frame, 7, &sp) == 0 && r12 != sp) {
+		st->n--;
+		go_on_from(st, frame, st->pcs[st->n], r12);
+		return DWARF_CB_ABORT;
+	}
 	/* libdwfl would go on past Go's first frame of a stack, into
 	 * whatever the words above it were. */
 	if (mod && unwind_go_top_frame(mod, st->pcs[st->n - 1] - mp->bias)) {
@@ -378,9 +388,9 @@ static enum unwind_result ld_walk(void *state, const struct capture *c,
 		if (st->synced == st->maps->refreshes)
 			break;
 	}
-	/* Out of _init or _fini (crt_frame), or under Go's asyncPreempt
-	 * (ld_frame); each walk on starts from a caller, so this
-	 * ends, but is bounded all the same. */
+	/* Out of _init or _fini (crt_frame), under Go's asyncPreempt or
+	 * Go's call of the vDSO (ld_frame); each walk on starts from a
+	 * caller, so this ends, but is bounded all the same. */
 	for (tries = 0; st->again && !st->truncated && tries < 8; tries++) {
 		st->again = false;
 		ret = walk_on(st, c);

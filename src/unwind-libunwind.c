@@ -137,9 +137,7 @@ static int lu_get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *addr, void
  * unwind is cut short, not wrong. */
 static void note_beyond(struct lu_state *st, uint64_t addr)
 {
-	const struct capture *c = st->cap;
-
-	if (addr >= c->sp + c->stack_len && (!c->stack_top || addr < c->stack_top))
+	if (capture_beyond(st->cap, addr))
 		st->beyond_snapshot = true;
 }
 
@@ -475,7 +473,7 @@ static int cfi_eval(struct lu_state *st, const struct dregs *r, uint64_t cfa,
  * stack ends here (the CFI says so, or IP is in one of Go's top frames),
  * -1 no step. */
 static int cfi_step(struct lu_state *st, unw_cursor_t *cursor, const struct debug_cfi *d,
-		    const struct mapping *mp, unw_word_t ip, bool exact)
+		    const struct mapping *mp, unw_word_t ip, bool exact, bool on_r12)
 {
 	static const unw_regnum_t callee_saved[] = {
 		UNW_X86_64_RBX, UNW_X86_64_RBP, UNW_X86_64_R12, UNW_X86_64_R13,
@@ -501,6 +499,13 @@ static int cfi_step(struct lu_state *st, unw_cursor_t *cursor, const struct debu
 			r.v[i] = w;
 			r.known |= 1u << i;
 		}
+	}
+	/* In Go's call of the vDSO, the frame's stack pointer is in R12
+	 * (unwind_go_vdso_caller()); its own may be the system stack's. */
+	if (on_r12) {
+		if (!(r.known & 1u << 12))
+			return -1;
+		r.v[7] = r.v[12];
 	}
 	if (dwarf_cfi_addrframe(d->cfi, (exact ? ip : ip - 1) - mp->bias, &frame) < 0)
 		return -1;
@@ -559,7 +564,7 @@ static enum unwind_result lu_walk(void *state, const struct capture *c,
 		const struct debug_cfi *dc;
 		const struct mapping *mp;
 		unw_word_t ip, sp, nsp;
-		bool preempt = false;
+		bool preempt = false, on_r12 = false;
 		int sig, ret;
 
 		if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 ||
@@ -604,9 +609,11 @@ static enum unwind_result lu_walk(void *state, const struct capture *c,
 		mp = sig ? NULL : maps_find(st->maps, ip);
 		dc = mp ? debug_cfi(st, mp->module) : NULL;
 		if (dc) {
-			preempt = unwind_go_async_preempt(maps_module(st->maps, mp->module),
-							  ip - mp->bias);
-			ret = cfi_step(st, &cursor, dc, mp, ip, exact);
+			struct module *mod = maps_module(st->maps, mp->module);
+
+			preempt = unwind_go_async_preempt(mod, ip - mp->bias);
+			on_r12 = unwind_go_vdso_caller(mod, (exact ? ip : ip - 1) - mp->bias);
+			ret = cfi_step(st, &cursor, dc, mp, ip, exact, on_r12);
 		} else {
 			unw_cursor_t before = cursor;
 
@@ -638,8 +645,9 @@ static enum unwind_result lu_walk(void *state, const struct capture *c,
 			break;
 		}
 		/* Each ordinary frame's caller has a higher stack pointer; only a
-		 * signal frame may move to another stack (sigaltstack). */
-		if (unw_get_reg(&cursor, UNW_REG_SP, &nsp) < 0 || (!sig && nsp <= sp))
+		 * signal frame may move to another stack (sigaltstack), and Go's
+		 * call of the vDSO back from the system stack. */
+		if (unw_get_reg(&cursor, UNW_REG_SP, &nsp) < 0 || (!sig && !on_r12 && nsp <= sp))
 			break;
 		/* Under a signal frame or Go's asyncPreempt (see unwind.h) is
 		 * the interrupted PC, not a return address. */

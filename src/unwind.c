@@ -62,8 +62,47 @@ static Elf *module_elf(struct module *mod)
 	return elf_memory((char *)mod->image, mod->image_size);
 }
 
-/* The ELF address ranges of MOD's Go top frames and of its
- * runtime.asyncPreempt, from its symbol table. */
+/* Are the N bytes at offset AT of CODE (END bytes long) BYTES? */
+static bool code_is(const unsigned char *code, size_t at, size_t end,
+		    const char *bytes, size_t n)
+{
+	return at <= end && end - at >= n && !memcmp(code + at, bytes, n);
+}
+
+/* Go's functions that call the vDSO on the thread's system stack, with
+ * the goroutine's stack pointer kept in R12 (runtime/sys_linux_amd64.s,
+ * runtime/time_linux_amd64.s): Go 1.17 on, and walltime1 before. */
+static const char *const go_vdso_callers[] = {
+	"time.now", "runtime.nanotime1", "runtime.walltime", "runtime.walltime1",
+};
+
+/* Where R12 holds the stack pointer that the CFI of Go's function at
+ * [START, END) of MOD is written for: from just after its MOVQ SP, R12
+ * (mov %rsp,%r12) to just after its MOVQ R12, SP, which come after the
+ * prologue and before the epilogue.  False if the code is not so. */
+static bool go_r12_range(struct module *mod, uint64_t start, uint64_t end, uint64_t range[2])
+{
+	static const char save[] = "\x49\x89\xe4", restore[] = "\x4c\x89\xe4";
+	unsigned char code[512];
+	size_t n = end - start < sizeof(code) ? (size_t)(end - start) : sizeof(code), i, from = 0;
+
+	if (end <= start || module_read(mod, start, code, n) != 0)
+		return false;
+	for (i = 0; i < n && !from; i++)
+		if (code_is(code, i, n, save, 3))
+			from = i + 3;
+	for (i = from; from && i < n; i++)
+		if (code_is(code, i, n, restore, 3)) {
+			range[0] = start + from;
+			range[1] = start + i + 3;
+			return true;
+		}
+	return false;
+}
+
+/* The ELF address ranges of MOD's Go top frames, of its
+ * runtime.asyncPreempt and of its callers of the vDSO (where R12 holds
+ * their stack pointer), from its symbol table. */
 static void read_go_top_frames(struct module *mod)
 {
 	size_t cap = 0;
@@ -76,7 +115,7 @@ static void read_go_top_frames(struct module *mod)
 	while (elf && (scn = elf_nextscn(elf, scn))) {
 		Elf_Data *data;
 		GElf_Sym sym;
-		size_t i, n;
+		size_t i, j, n;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize ||
 		    !(data = elf_getdata(scn, NULL)))
@@ -93,6 +132,13 @@ static void read_go_top_frames(struct module *mod)
 				mod->go_preempt[1] = sym.st_value + sym.st_size;
 				continue;
 			}
+			for (j = 0; j < ARRAY_SIZE(go_vdso_callers) && mod->ngo_vdso < ARRAY_SIZE(mod->go_vdso); j++)
+				if (is_go_func(name, go_vdso_callers[j])) {
+					if (go_r12_range(mod, sym.st_value, sym.st_value + sym.st_size,
+							 mod->go_vdso[mod->ngo_vdso]))
+						mod->ngo_vdso++;
+					break;
+				}
 			if (!is_go_top_frame(name))
 				continue;
 			GROW(mod->go_top, cap, mod->ngo_top + 1);
@@ -128,11 +174,18 @@ bool unwind_go_async_preempt(struct module *mod, uint64_t vaddr)
 	return vaddr - mod->go_preempt[0] < mod->go_preempt[1] - mod->go_preempt[0];
 }
 
-/* Are the N bytes at offset AT of CODE (END bytes long) BYTES? */
-static bool code_is(const unsigned char *code, size_t at, size_t end,
-		    const char *bytes, size_t n)
+bool unwind_go_vdso_caller(struct module *mod, uint64_t vaddr)
 {
-	return at <= end && end - at >= n && !memcmp(code + at, bytes, n);
+	size_t i;
+
+	if (!mod || mod->has_table)
+		return false;
+	if (!mod->go_top_read)
+		read_go_top_frames(mod);
+	for (i = 0; i < mod->ngo_vdso; i++)
+		if (vaddr - mod->go_vdso[i][0] < mod->go_vdso[i][1] - mod->go_vdso[i][0])
+			return true;
+	return false;
 }
 
 /* _init and _fini as glibc's crti.o and crtn.o make them on x86-64 (musl's

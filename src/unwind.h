@@ -52,6 +52,17 @@ bool unwind_go_top_frame(struct module *mod, uint64_t vaddr);
  * Looked at as unwind_go_top_frame does. */
 bool unwind_go_async_preempt(struct module *mod, uint64_t vaddr);
 
+/* Is ELF address VADDR of MOD in one of Go's functions that call the vDSO
+ * (time.now, runtime.nanotime1), where R12 holds its stack pointer?  They
+ * move to the thread's system stack to call it, the goroutine's stack
+ * pointer kept in R12, which the vDSO's code preserves: from their saving
+ * of it in R12 to its restoring, their frame and their callers' are found
+ * from R12, not from the stack pointer their CFI is written for, and are
+ * on another stack than the vDSO's (the sampler copies it too: struct
+ * capture).  VADDR is the exact PC of a leaf, a call's last byte for a
+ * caller.  Looked at as unwind_go_top_frame does. */
+bool unwind_go_vdso_caller(struct module *mod, uint64_t vaddr);
+
 /* Is ELF address VADDR of MOD in its _init or _fini, which have no CFI
  * (glibc's crti.o and crtn.o write none)?  0 if not; else the offset from
  * the stack pointer to the caller's: 8 before the prologue's adjustment

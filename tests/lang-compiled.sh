@@ -330,6 +330,9 @@ go_build() {
 go_build_preempt() {
 	"$GO" build "$@" "$SRC/preempt.go"
 }
+go_build_clock() {
+	"$GO" build "$@" "$SRC/clock.go"
+}
 # go_leaf_caller: of the samples in stride, a leaf Go gives no frame (and
 # so no frame pointer of its own), >= 90% have sift, its caller, next on
 # the stack: the CFI (in .debug_frame only, which libunwind does not read)
@@ -393,5 +396,36 @@ preempted() {
 if build preempt go_build_preempt; then
 	check "go: under asyncPreempt the interrupted function, none where a handler starts (libunwind)" preempted libunwind
 	check "go: under asyncPreempt the interrupted function, none where a handler starts (libdw)" preempted libdw
+fi
+
+# clocked UNWINDER: tests/targets/lang/clock.go under ctprof with
+# UNWINDER, a loop of time.Now() and time.Since().  Go calls the vDSO
+# from time.now and runtime.nanotime1 on the thread's system stack, the
+# goroutine's stack pointer in R12.  Of the samples with a vDSO frame
+# (its clock_gettime), at least 100, and >= 95% go on through time.now
+# or runtime.nanotime1 to main.readClock and main.main.  a4fb56b, which
+# took that frame's CFA from the system stack's pointer: every such
+# stack ended at time.now or runtime.nanotime1 (both unwinders).
+clocked() {
+	local u=$1 folded=$TMP/clock.$1.folded
+	run_ctprof "clock-$u" --unwinder="$u" -F 999 -o "$folded" -- "$TMP/clock" 3
+	is_status 0 || return 1
+	awk '{
+		if ($1 !~ /clock_gettime/)
+			next
+		all += $NF
+		if ($1 ~ /(^|;)main\.main;main\.readClock;(.*;)?(time\.now|runtime\.nanotime1(\.abi0)?);/)
+			good += $NF
+		else if (bad++ < 3)
+			print "# not through to main.main: " $1
+	} END {
+		printf "# %.1f ms in the vDSO, %.1f ms of it with main.readClock and main.main under it\n",
+			all / 1000, good / 1000
+		exit !(all >= 100000 && good >= 0.95 * all)
+	}' "$folded"
+}
+if build clock go_build_clock; then
+	check "go: under the vDSO, time.now or runtime.nanotime1 and their callers (libunwind)" clocked libunwind
+	check "go: under the vDSO, time.now or runtime.nanotime1 and their callers (libdw)" clocked libdw
 fi
 finish
