@@ -16,7 +16,9 @@
 #  - Go: a leaf with no frame keeps its caller (CFI from .debug_frame);
 #    under runtime.asyncPreempt, where Go's preemption signal makes the
 #    interrupted code seem to call it, that code is the caller, found at
-#    its exact PC, whichever unwinder.
+#    its exact PC, whichever unwinder; under the vDSO's clock_gettime,
+#    which Go calls on the system stack, time.now or runtime.nanotime1
+#    and their callers.
 # Rust is built three ways (GNU ld, lld, v0 mangling), C++ two (GNU ld and
 # lld; clang writes no .debug_aranges), Go one.  lld lays the text out at an
 # address that is not its file offset; for the two lld builds, Google's
