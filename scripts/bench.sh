@@ -1376,8 +1376,10 @@ cat <<EOF
 
 At 99 Hz, ctprof's default rate (part 1's runs). A sample costs more
 there than at 999 Hz: ctprof's system calls are slower 10 ms apart than
-1 ms apart (a read of a thread's schedstat here: 0.6 us back to back,
-4.5 us after 1 ms asleep, 7.7 us after 10 ms).
+1 ms apart (a read of a thread's schedstat: 0.6 us back to back,
+4.5 us after 1 ms asleep, 7.7 us after 10 ms on one VM of this kind;
+1.5-2.4 us, 2.5 and 13-16 us on another: the first call of a kind
+after a sleep pays it, the next ones do not).
 
 | | median stall | own CPU per sample | median stall, 2 threads | own CPU per sample, 2 threads |
 | --- | --- | --- | --- | --- |
