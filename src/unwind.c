@@ -151,41 +151,41 @@ static void read_go_top_frames(struct module *mod)
 		elf_end(elf);
 }
 
-bool unwind_go_top_frame(struct module *mod, uint64_t vaddr)
+/* MOD's Go symbols, read once; false for a module with .eh_frame (Go's
+ * own linker writes .debug_frame only). */
+static bool go_symbols(struct module *mod)
 {
-	size_t i;
-
 	if (!mod || mod->has_table)
 		return false;
 	if (!mod->go_top_read)
 		read_go_top_frames(mod);
-	for (i = 0; i < mod->ngo_top; i++)
-		if (vaddr - mod->go_top[i][0] < mod->go_top[i][1] - mod->go_top[i][0])
+	return true;
+}
+
+/* Is VADDR in one of the N ranges [start, end) of R? */
+static bool in_ranges(uint64_t (*r)[2], size_t n, uint64_t vaddr)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (vaddr - r[i][0] < r[i][1] - r[i][0])
 			return true;
 	return false;
+}
+
+bool unwind_go_top_frame(struct module *mod, uint64_t vaddr)
+{
+	return go_symbols(mod) && in_ranges(mod->go_top, mod->ngo_top, vaddr);
 }
 
 bool unwind_go_async_preempt(struct module *mod, uint64_t vaddr)
 {
-	if (!mod || mod->has_table)
-		return false;
-	if (!mod->go_top_read)
-		read_go_top_frames(mod);
-	return vaddr - mod->go_preempt[0] < mod->go_preempt[1] - mod->go_preempt[0];
+	return go_symbols(mod) && in_ranges(&mod->go_preempt, 1, vaddr);
 }
 
 bool unwind_go_vdso_caller(struct module *mod, uint64_t vaddr)
 {
-	size_t i;
-
-	if (!mod || mod->has_table)
-		return false;
-	if (!mod->go_top_read)
-		read_go_top_frames(mod);
-	for (i = 0; i < mod->ngo_vdso; i++)
-		if (vaddr - mod->go_vdso[i][0] < mod->go_vdso[i][1] - mod->go_vdso[i][0])
-			return true;
-	return false;
+	return go_symbols(mod) && in_ranges(mod->go_vdso, mod->ngo_vdso, vaddr);
 }
 
 /* _init and _fini as glibc's crti.o and crtn.o make them on x86-64 (musl's

@@ -33,14 +33,15 @@ func readClock(start time.Time, x uint64) (uint64, time.Duration) {
 }
 
 func main() {
-	secs := 3.0
+	limit := 3 * time.Second
 	if len(os.Args) > 1 {
-		var err error
-		if secs, err = strconv.ParseFloat(os.Args[1], 64); err != nil {
-			panic(err)
+		secs, err := strconv.ParseFloat(os.Args[1], 64)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "usage: clock [SECONDS]")
+			os.Exit(2)
 		}
+		limit = time.Duration(secs * float64(time.Second))
 	}
-	limit := time.Duration(secs * float64(time.Second))
 	start := time.Now()
 	var x uint64 = 1
 	reads := 0
