@@ -385,13 +385,15 @@ static void copy_stack(struct sampler *sp, struct target *tgt, struct capture *c
 
 /* Is ADDR code in Go's call of the vDSO, where R12 holds the frame's
  * stack pointer (unwind_go_vdso_caller())?  EXACT: ADDR is a PC, not a
- * return address. */
+ * return address.  Only a module whose symbols the unwinder has read
+ * already, after a stop: read here, a large Go binary's would be tens of
+ * milliseconds of the thread's stop. */
 static bool in_go_vdso_call(struct target *tgt, uint64_t addr, bool exact)
 {
 	const struct mapping *mp = maps_find(&tgt->maps, addr);
+	struct module *mod = mp && mp->exec ? maps_module(&tgt->maps, mp->module) : NULL;
 
-	return mp && mp->exec &&
-	       unwind_go_vdso_caller(maps_module(&tgt->maps, mp->module), (exact ? addr : addr - 1) - mp->bias);
+	return mod && mod->go_top_read && unwind_go_vdso_caller(mod, (exact ? addr : addr - 1) - mp->bias);
 }
 
 /* Go calls the vDSO on the thread's system stack, with the goroutine's
@@ -415,7 +417,7 @@ static void copy_go_stack(struct sampler *sp, struct target *tgt, struct capture
 
 	if (!mod || (r12 >= c->sp && r12 - c->sp < c->stack_len))
 		return;
-	found = mp->exec && in_go_vdso_call(tgt, c->regs.rip, true);
+	found = in_go_vdso_call(tgt, c->regs.rip, true);
 	if (!found && mod->path && !strcmp(mod->path, "[vdso]"))
 		for (at = c->regs.rsp; !found && at < c->regs.rsp + VDSO_SCAN; at += sizeof(w)) {
 			if (!capture_read(c, at, &w, sizeof(w)))
