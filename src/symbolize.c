@@ -345,8 +345,8 @@ static struct sym_frame *new_frame(struct symbolizer *sz, uint32_t module)
 
 /* The function at PC under PARENT and the levels inlined in it at PC,
  * outermost first in PATH from index DEPTH on; the new depth, or DEPTH when
- * none.  dwarf_getscopes (libdw 0.188) does not look into types, and rustc
- * puts a method's DIE in its struct's: such functions are found here. */
+ * none.  Unlike dwarf_getscopes (libdw 0.188), it looks into types: rustc
+ * puts a method's DIE in its struct's. */
 static int find_function(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *path, int depth)
 {
 	Dwarf_Die child;
@@ -363,6 +363,8 @@ static int find_function(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *path, int 
 			path[depth] = child;
 			return find_function(&child, pc, path, depth + 1);
 		case DW_TAG_lexical_block:
+		case DW_TAG_try_block:
+		case DW_TAG_catch_block:
 			if (dwarf_haspc(&child, pc) <= 0)
 				break;
 			return find_function(&child, pc, path, depth);
@@ -395,35 +397,38 @@ static bool die_entry(Dwarf_Die *die, Dwarf_Addr *entry)
 static unsigned dwarf_levels(struct symbolizer *sz, Dwarf_Die *cu, Dwarf_Addr bias, uint32_t id,
 			     uint64_t addr, const char *src_file, int src_line)
 {
-	Dwarf_Die *scopes = NULL, *chain = NULL;
+	Dwarf_Die *scopes = NULL, *chain = NULL, path[MAX_LEVELS];
 	Dwarf_Files *files = NULL;
 	unsigned added = 0;
-	int n, i, nchain;
+	int n, i, nchain, depth;
 
 	if (!cu)
 		return 0;
-	n = dwarf_getscopes(cu, addr - bias, &scopes);
-	for (i = 0; i < n; i++) {
-		int tag = dwarf_tag(&scopes[i]);
-
-		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
-			break;
-	}
-	if (i < n) {
-		nchain = dwarf_getscopes_die(&scopes[i], &chain);
-	} else {
-		Dwarf_Die path[MAX_LEVELS];
-		int depth = find_function(cu, addr - bias, path, 0);
-
-		if (depth <= 0) {
-			free(scopes);
-			return 0;
-		}
+	/* find_function() first: libdw's dwarf_getscopes (0.188, and
+	 * upstream as of this writing) keeps the array it allocated when it
+	 * fails to find an inlined instance's abstract origin, returning 0
+	 * or -1 (seen with Go's time.now, tests/targets/lang/clock.go).  It
+	 * is the fallback, for what find_function() does not look into. */
+	depth = find_function(cu, addr - bias, path, 0);
+	if (depth > 0) {
 		/* Innermost first, as dwarf_getscopes_die gives them. */
 		chain = xmalloc(depth * sizeof(*chain));
 		for (i = 0; i < depth; i++)
 			chain[i] = path[depth - 1 - i];
 		nchain = depth;
+	} else {
+		n = dwarf_getscopes(cu, addr - bias, &scopes);
+		for (i = 0; i < n; i++) {
+			int tag = dwarf_tag(&scopes[i]);
+
+			if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
+				break;
+		}
+		if (i >= n) {
+			free(scopes);
+			return 0;
+		}
+		nchain = dwarf_getscopes_die(&scopes[i], &chain);
 	}
 	dwarf_getsrcfiles(cu, &files, NULL);
 	for (i = 0; i < nchain; i++) {
