@@ -34,7 +34,8 @@ struct capture {
 	uint64_t sp2;
 	unsigned char *stack2;          /* copy of [sp2, sp2 + stack2_len) */
 	size_t stack2_len;
-	uint64_t stack2_top;            /* end of the mapping holding sp2 */
+	uint64_t stack2_top;            /* where the memory after sp2 ends, 0
+	                                 * if the copy was cut short first */
 	uint64_t stall_ns;              /* PTRACE_INTERRUPT to resume */
 	bool blocked;                   /* wall-clock mode: the thread was not
 	                                 * running; it waits in regs.orig_rax */
@@ -75,7 +76,7 @@ static inline bool capture_read(const struct capture *c, uint64_t addr, void *bu
 static inline bool capture_beyond(const struct capture *c, uint64_t addr)
 {
 	return (addr >= c->sp + c->stack_len && (!c->stack_top || addr < c->stack_top)) ||
-	       (c->stack2_len && addr >= c->sp2 + c->stack2_len && addr < c->stack2_top);
+	       (c->stack2_len && addr >= c->sp2 + c->stack2_len && (!c->stack2_top || addr < c->stack2_top));
 }
 
 #endif

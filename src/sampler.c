@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include "sampler.h"
+#include "cli.h"
 #include "proc.h"
 #include "util.h"
 
@@ -43,6 +44,8 @@
  * address into Go's caller of it (copy_go_stack()): the vDSO's frames are
  * a few words. */
 #define VDSO_SCAN 256
+/* The unit in which a goroutine's stack is copied (copy_go_stack()). */
+#define GO_STACK_PAGE 4096ULL
 /* Bytes below the stack pointer a function may use without moving it (the
  * x86-64 ABI's red zone). */
 #define RED_ZONE 128
@@ -401,21 +404,24 @@ static bool in_go_vdso_call(struct target *tgt, uint64_t addr, bool exact)
  * in the vDSO or in the Go function around the call, has its Go frames on
  * another stack than the one copied.  If so (for the vDSO, a return
  * address into such a call lies in the first words copied), and R12 is
- * outside the copy, the stack at R12 is copied too, up to its mapping's
- * end, at most stack_size bytes.  Without it, a loop reading the clock
- * (tests/targets/lang/clock.go) had 73-80% of its stacks end at time.now
- * or runtime.nanotime1, counted failed (both unwinders). */
+ * outside the copy, the stack at R12 is copied too, at most stack_size
+ * bytes, a page an iovec: the copy ends at the first page not mapped,
+ * with no lookup of R12's mapping, which may be heap mapped since the
+ * maps were read (reading them again here would be in the stop).
+ * Without it, a loop reading the clock (tests/targets/lang/clock.go) had
+ * 73-80% of its stacks end at time.now or runtime.nanotime1, counted
+ * failed (both unwinders). */
 static void copy_go_stack(struct sampler *sp, struct target *tgt, struct capture *c)
 {
-	const struct mapping *mp = maps_find(&tgt->maps, c->regs.rip), *m2;
+	const struct mapping *mp = maps_find(&tgt->maps, c->regs.rip);
 	const struct module *mod = mp ? maps_module(&tgt->maps, mp->module) : NULL;
-	uint64_t r12 = c->regs.r12, w, at;
-	struct iovec local, remote;
+	struct iovec local, remote[CTPROF_STACK_MAX / GO_STACK_PAGE + 1];
+	uint64_t r12 = c->regs.r12, w, at, end, next;
 	bool found;
-	size_t len;
+	size_t nv = 0;
 	ssize_t n;
 
-	if (!mod || (r12 >= c->sp && r12 - c->sp < c->stack_len))
+	if (!mod || !r12 || (r12 >= c->sp && r12 - c->sp < c->stack_len))
 		return;
 	found = in_go_vdso_call(tgt, c->regs.rip, true);
 	if (!found && mod->path && !strcmp(mod->path, "[vdso]"))
@@ -424,24 +430,30 @@ static void copy_go_stack(struct sampler *sp, struct target *tgt, struct capture
 				break;
 			found = in_go_vdso_call(tgt, w, false);
 		}
-	/* A goroutine's stack may be in heap mapped since the maps were
-	 * read: they are read again then, once a tick at most. */
-	m2 = found ? maps_find_refresh(&tgt->maps, r12) : NULL;
-	if (!m2 || m2->exec)
+	if (!found)
 		return;
-	len = m2->end - r12 < sp->stack_size ? (size_t)(m2->end - r12) : sp->stack_size;
+	end = r12 + sp->stack_size;
+	if (end < r12)
+		return;
 	if (!c->stack2)
 		c->stack2 = xmalloc(sp->stack_size);
+	for (at = r12; at < end; at = next) {
+		next = (at | (GO_STACK_PAGE - 1)) + 1;
+		if (next > end)
+			next = end;
+		remote[nv].iov_base = (void *)(uintptr_t)at;
+		remote[nv++].iov_len = (size_t)(next - at);
+	}
 	local.iov_base = c->stack2;
-	local.iov_len = len;
-	remote.iov_base = (void *)(uintptr_t)r12;
-	remote.iov_len = len;
-	n = process_vm_readv(c->tid, &local, 1, &remote, 1, 0);
+	local.iov_len = (size_t)(end - r12);
+	n = process_vm_readv(c->tid, &local, 1, remote, nv, 0);
 	if (n <= 0)
 		return;
 	c->sp2 = r12;
 	c->stack2_len = (size_t)n;
-	c->stack2_top = m2->end;
+	/* A full copy may stop short of the stack's top; a short one ended
+	 * at memory not mapped. */
+	c->stack2_top = (size_t)n < local.iov_len ? r12 + (uint64_t)n : 0;
 	sp->stats.go_vdso_copies++;
 }
 
