@@ -45,7 +45,8 @@
 #     and with two threads each doing that work (ctprof's default unwinder
 #     and perf --call-graph dwarf, against two threads bare).  And the
 #     time a sample takes from the target by its own clock: bench/gaps.c
-#     bare, under ctprof and under perf --call-graph dwarf at 999 Hz.
+#     bare, under ctprof and under perf --call-graph dwarf at 999 Hz, one
+#     thread and two.
 #     And what each adds to a signal's delivery: bench/sigping.c's round
 #     trip, bare, under ctprof at 99 and 999 Hz, under perf at 999 Hz.
 #  2. Stall per sample: ctprof -v's median and p99 at 999 Hz on the
@@ -221,7 +222,7 @@ say "compiling bench programs into $tmp"
 cflags=(-std=gnu11 -g -Wall -Wextra -Werror=shadow -Werror=missing-prototypes
 	-Werror=strict-prototypes -Werror=implicit-function-declaration -Wno-unused-parameter)
 if want 1; then
-	gcc "${cflags[@]}" -O2 bench/gaps.c -o "$tmp/gaps"
+	gcc "${cflags[@]}" -O2 -pthread bench/gaps.c -o "$tmp/gaps"
 	gcc "${cflags[@]}" -O2 -pthread bench/sigping.c -o "$tmp/sigping"
 	gcc "${cflags[@]}" -O2 -fomit-frame-pointer -pthread bench/workload.c -o "$tmp/workload"
 	gcc "${cflags[@]}" -O2 -fno-omit-frame-pointer -pthread bench/workload.c -o "$tmp/workload-fp"
@@ -447,24 +448,33 @@ run_workload() {
 }
 
 # Part 1's time lost per sample: bench/gaps.c bare, under ctprof and
-# under perf record --call-graph dwarf, at 999 Hz.
-gap_variants=(bare ct pd)
-if [ -n "$base_ct" ]; then gap_variants+=(bs); fi
+# under perf record --call-graph dwarf.  KIND[HZ][-2], as above (HZ 999
+# if not given); -2: two threads of GAPS2_ROUNDS rounds each (~3 s, one
+# per CPU), compared to bare-2.  Not at 99 Hz: its 600 samples took
+# 30-60 ms from the two threads, and the bare runs' gaps on the slower VM
+# went from 290 to 490 ms from one run to the next.
+GAPS2_ROUNDS=30000000
+gap_variants=(bare ct pd bare-2 ct999-2 pd999-2)
+if [ -n "$base_ct" ]; then gap_variants+=(bs bs999-2); fi
 declare -A gap_el gap_lost
 run_gaps() {
-	local v=$1 el lost
-	local -a cmd=("$tmp/gaps")
-	case $v in
-	ct) cmd=("$ctprof" ${unwopt[libunwind]} -F 999 -v -o "$tmp/ct.txt" -- "$tmp/gaps") ;;
-	bs) cmd=("$base_ct" -F 999 -v -o "$tmp/ct.txt" -- "$tmp/gaps") ;;
-	pd) cmd=(perf record -q -e cpu-clock --call-graph dwarf -F 999 -o "$tmp/perf.data" -- "$tmp/gaps") ;;
+	local v=$1 base=${1%-2} kind hz el lost
+	local -a gaps=("$tmp/gaps") cmd
+	kind=${base%%[0-9]*} hz=${base#"$kind"}
+	hz=${hz:-999}
+	[ "$base" = "$v" ] || gaps+=("$GAPS2_ROUNDS" 2)
+	case $kind in
+	bare) cmd=("${gaps[@]}") ;;
+	ct) cmd=("$ctprof" ${unwopt[libunwind]} -F "$hz" -v -o "$tmp/ct.txt" -- "${gaps[@]}") ;;
+	bs) cmd=("$base_ct" -F "$hz" -v -o "$tmp/ct.txt" -- "${gaps[@]}") ;;
+	pd) cmd=(perf record -q -e cpu-clock --call-graph dwarf -F "$hz" -o "$tmp/perf.data" -- "${gaps[@]}") ;;
 	esac
 	run 120 "${cmd[@]}"
 	read -r el lost < <(awk '$1 == "elapsed" { e = $2 } $1 == "gaps" { l = $3 } END { print e, l }' "$tmp/out")
 	[ -n "$lost" ] || die "gaps ($v) printed no lost time"
 	gap_el[$v]=$el gap_lost[$v]=$lost
 	put "gaps.$v.lost_ms" "$lost"
-	case $v in ct|bs) ctstats "gaps.$v" "$tmp/ct.txt" ;; esac
+	case $kind in ct|bs) ctstats "gaps.$v" "$tmp/ct.txt" ;; esac
 }
 
 # Part 1's signal round trip: bench/sigping.c bare, under ctprof at 99
@@ -1187,9 +1197,13 @@ for ((r = 0; r < reps; r++)); do
 	done
 	for v in "${gap_variants[@]}"; do
 		want 1 || break
-		[ "$v" != bare ] || continue
-		put "gaps.$v.per_tick" "$(awk -v l="${gap_lost[$v]}" -v b="${gap_lost[bare]}" -v e="${gap_el[$v]}" \
-			'BEGIN { printf "%.2f\n", (l - b) * 1000 / (e * 999) }')"
+		case $v in bare|bare-2) continue ;; esac
+		# Per sample: per tick of the rate, and per thread.
+		b=bare threads=1 hz=${v%-2}
+		hz=${hz##*[!0-9]} hz=${hz:-999}
+		if [ "$v" != "${v%-2}" ]; then b=bare-2 threads=2; fi
+		put "gaps.$v.per_tick" "$(awk -v l="${gap_lost[$v]}" -v b="${gap_lost[$b]}" -v e="${gap_el[$v]}" \
+			-v hz="$hz" -v n="$threads" 'BEGIN { printf "%.2f\n", (l - b) * 1000 / (e * hz * n) }')"
 	done
 	for ((i = 0; i < ${#ping_variants[@]}; i++)); do
 		want 1 || break
@@ -1319,16 +1333,19 @@ The frame-pointer build itself runs $(med fpbare.ratio %.3f) times as long as th
 
 Time the target loses per sample, by its own clock: bench/gaps.c reads
 CLOCK_MONOTONIC every ~0.1 us of arithmetic and adds up the gaps over
-2 us; a bare run's gaps in the same repetition ($(med gaps.bare.lost_ms) ms, the machine's
-own interrupts) are taken off, and the rest is divided by the run's
-ticks at 999 Hz. This is every microsecond the thread did not run
-because of the profiler, where ctprof's stall below is only from its
-stop request to its resume; the slower code after a stop is not in it.
+2 us; a bare run's gaps in the same repetition ($(med gaps.bare.lost_ms) ms in ~1 s with one
+thread, $(med gaps.bare-2.lost_ms) ms in ~2.7 s with two: the machine's own interrupts) are
+taken off, and the rest is divided by the run's ticks at the rate, and
+by the threads. This is every microsecond a thread did not run because
+of the profiler: ctprof's median stall beside it starts where ctprof
+knows the thread stopped running (its request, or its own wake-up on
+the thread's CPU), and leaves out ctprof's own CPU time on a CPU it
+shares with a thread. The slower code after a stop is not in it.
 
-| at 999 Hz | lost per sample | ctprof's median stall there |
+| at 999 Hz: lost per sample (median stall) | 1 thread | 2 threads |
 | --- | --- | --- |
-| ctprof (libunwind) | $(us gaps.ct.per_tick) | $(us gaps.ct.stall_med) |$(base_row "| ctprof $base_rev (--base) | $(us gaps.bs.per_tick) | $(us gaps.bs.stall_med) |")
-| perf record -e cpu-clock --call-graph dwarf | $(us gaps.pd.per_tick) | |
+| ctprof (libunwind) | $(us gaps.ct.per_tick) ($(us gaps.ct.stall_med)) | $(us gaps.ct999-2.per_tick) ($(us gaps.ct999-2.stall_med)) |$(base_row "| ctprof $base_rev (--base) | $(us gaps.bs.per_tick) ($(us gaps.bs.stall_med)) | $(us gaps.bs999-2.per_tick) ($(us gaps.bs999-2.stall_med)) |")
+| perf record -e cpu-clock --call-graph dwarf | $(us gaps.pd.per_tick) | $(us gaps.pd999-2.per_tick) |
 
 A signal's delivery, by the target's own clock: bench/sigping.c sends
 SIGUSR1 to a thread busy on its CPU and waits until the handler has run,
