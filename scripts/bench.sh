@@ -450,9 +450,10 @@ run_workload() {
 # Part 1's time lost per sample: bench/gaps.c bare, under ctprof and
 # under perf record --call-graph dwarf.  KIND[HZ][-2], as above (HZ 999
 # if not given); -2: two threads of GAPS2_ROUNDS rounds each (~3 s, one
-# per CPU), compared to bare-2.  Not at 99 Hz: its 600 samples took
-# 30-60 ms from the two threads, and the bare runs' gaps on the slower VM
-# went from 290 to 490 ms from one run to the next.
+# per CPU), compared to bare-2.  Not at 99 Hz: its 550 samples take at
+# most some 80 ms from the two threads (a 60-us stall and 87 us of
+# ctprof's CPU each), and the bare runs' gaps on the slower VM went from
+# 290 to 490 ms from one run to the next.
 GAPS2_ROUNDS=30000000
 gap_variants=(bare ct pd bare-2 ct999-2 pd999-2)
 if [ -n "$base_ct" ]; then gap_variants+=(bs bs999-2); fi
