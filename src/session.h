@@ -166,8 +166,9 @@ struct thread *session_thread(struct session *s, pid_t tid);
  * number handled. */
 int session_reap(struct session *s);
 
-/* Read what is pending on the signalfd and act on it. */
-void session_read_signals(struct session *s);
+/* Read what is pending on the signalfd and act on it.  Returns true if
+ * a SIGCHLD was among it. */
+bool session_read_signals(struct session *s);
 
 /* Ask running thread T to stop for a sample (PTRACE_INTERRUPT); its stop
  * is handled by session_wait_samples().  0, or -1 if the thread is gone. */
