@@ -90,9 +90,10 @@ share_check() {
 # A run whose loop was disturbed is made again, twice at most, and the
 # least disturbed of the runs is the one checked (on a busy host all three
 # may be: 21 to 26% left out in one CI run, which checked the last).
-# new_tries: before the first run.  try_done TRY: after run TRY, whose
-# target wrote its detail line to $DETAIL and its share to $TOUT; true if
-# the run was not disturbed.  use_best WHAT: go on with the least disturbed
+# new_tries: before the first run.  try_done TRY WHAT [MAX]: after run
+# TRY, whose target wrote its detail line to $DETAIL and its share to
+# $TOUT; true if the run was not disturbed (less than MAX% of its loop,
+# default 15, left out).  use_best WHAT: go on with the least disturbed
 # run (OUT, ERR, RC, DETAIL and TOUT are set to it).
 new_tries() {
 	best_try= best_left=
@@ -104,7 +105,7 @@ try_done() {
 		best_try=$1 best_left=$left
 		best_out=$OUT best_err=$ERR best_rc=$RC best_detail=$DETAIL best_tout=$TOUT
 	fi
-	[ -n "$left" ] && lt "$left" 15 && return 0
+	[ -n "$left" ] && lt "$left" "${3:-15}" && return 0
 	diag "$2, run $1: ${left:-?}% of its loop left out, disturbed"
 	return 1
 }
@@ -114,7 +115,7 @@ use_best() {
 	[ "$best_try" = "$try" ] || diag "$1: run $best_try, the least disturbed ($best_left%), is the one checked"
 }
 
-plan 27
+plan 31
 
 # 5 s at 999 Hz: ~5000 samples, so that the sampling's own spread (about
 # 0.6 points on a 20% share) leaves room in the band for what is not
@@ -230,6 +231,55 @@ else
 	skip "pollsleep: exit 0, a report, its own share" "needs 2 CPUs and taskset"
 	skip "pollsleep: wait_a_little's cum% is its own share +-12 points" "needs 2 CPUs and taskset"
 fi
+
+# pingpong: a server thread that sleeps in epoll_wait() until its client
+# thread's request comes, then read()s it, works on it a few microseconds
+# and write()s the reply, and times each of the three itself.  The
+# report's shares of the server thread's CPU time (its folded stacks)
+# must be within 6 points of its own for do_read and do_write, 3 for
+# arith.  36d66ac, whose stops landed where the thread next left the
+# kernel, gave do_read 21.5-22.4% and do_write 20.8-21.5% where they took
+# 34.1-34.2% and 30.7-30.9% by the target's clock, and arith 4.3-5.2%
+# for 7.7% (two runs); ctprof, -1.2 to +3.0 points on do_read, +1.3 to
+# +4.6 on do_write, -0.7 to +1.0 on arith (five, two of them in this
+# test with the others running before it).  Under ctprof at 999
+# Hz the target leaves 19% of its loop out (10% alone): up to 30% is
+# not taken for a disturbed run.
+# pp_share FILE FUNC: FUNC's share of the server thread's samples, from
+# folded stacks (the server's run through main).
+pp_share() {
+	awk -v f="$2" 'index($0, ";main;") {
+		n = $NF; t += n
+		if (index($0, ";" f ";") || index($0, ";" f " ")) s += n
+	} END { if (t) printf "%.2f\n", 100 * s / t }' "$1"
+}
+# pp_own FUNC [FILE]: FUNC's share by pingpong's own clock.
+pp_own() {
+	awk -v f="$1" '$1 == "pingpong:" { for (i = 2; i < NF; i++) if ($i == f) { sub(/%$/, "", $(i + 1)); print $(i + 1); exit } }' "${2:-$TOUT}"
+}
+new_tries
+for try in 1 2 3; do
+	run_ctprof "pingpong-$try" -F 999 -o "$TMP/pingpong-$try.folded" -o "$TMP/pingpong-$try.txt" \
+		-- "$TARGETS/pingpong" 5
+	DETAIL=$ERR TOUT=$OUT
+	try_done "$try" "pingpong" 30 && break
+done
+use_best pingpong
+folded=$TMP/pingpong-${best_try:-$try}.folded
+check "pingpong: exit 0, a report, its own shares" \
+	eval 'is_status 0 && has_report "${folded%.folded}.txt" && [ -n "$(pp_own do_write)" ] && [ -s "$folded" ]'
+diag "$(grep '^pingpong:' "$TOUT" "$DETAIL")"
+for f in do_read:6 arith:3 do_write:6; do
+	name=${f%:*} band=${f#*:}
+	own=$(pp_own "$name") got=$(pp_share "$folded" "$name")
+	diag "pingpong: $name $own% of the server's CPU time by its own clock, $got% of its samples"
+	if [ -n "${CTPROF_SANITIZED:-}" ]; then
+		skip "pingpong: $name's share is its own +-$band points" \
+			"shares are checked in the normal build; this one checks memory and UB"
+	else
+		check "pingpong: $name's share is its own +-$band points" near "$got" "$own" "$band"
+	fi
+done
 
 run_ctprof ratio3 -F 999 -- "$TARGETS/ratio3"
 read -r cpu1 cpu2 cpu3 < <(awk '$1 == "ratio3:" { print $3, $6, $9; exit }' "$OUT")
