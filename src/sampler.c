@@ -641,29 +641,59 @@ static struct target *target_of(struct sampler *sp, struct process *p, int *err)
 
 /* Remember the name of thread TID when it is first sampled: once the
  * thread has exited it can no longer be read. */
-static void note_thread(struct sampler *sp, pid_t pid, pid_t tid)
+/* Thread TID's name now, into BUF; false if it cannot be read. */
+static bool read_comm(pid_t pid, pid_t tid, char *buf, size_t size)
 {
 	char path[64];
-	size_t i;
+	bool ok;
 	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	ok = fgets(buf, (int)size, f) != NULL;
+	fclose(f);
+	if (ok)
+		buf[strcspn(buf, "\n")] = '\0';
+	return ok;
+}
+
+static void note_thread(struct sampler *sp, pid_t pid, pid_t tid)
+{
+	size_t i;
 
 	for (i = sp->nnames; i-- > 0;)
 		if (sp->names[i].tid == tid)
 			return;
 	GROW(sp->names, sp->namecap, sp->nnames + 1);
 	sp->names[sp->nnames].tid = tid;
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);
-	f = tid == EXITED_TID ? NULL : fopen(path, "re");
-	if (!f || !fgets(sp->names[sp->nnames].name, sizeof(sp->names[0].name), f))
+	if (tid == EXITED_TID || !read_comm(pid, tid, sp->names[sp->nnames].name, sizeof(sp->names[0].name)))
 		snprintf(sp->names[sp->nnames].name, sizeof(sp->names[0].name),
 			 tid == EXITED_TID ? "[exited]" : "?");
-	if (f)
-		fclose(f);
-	sp->names[sp->nnames].name[strcspn(sp->names[sp->nnames].name, "\n")] = '\0';
 	sp->nnames++;
 }
 
-/* CPU-time weights, at a thread's exit (it is stopped there): its CPU
+/* A thread is named when it is first sampled, but it may be named (again)
+ * after that: a new thread often names itself, or is named by the one
+ * that started it, a little after it starts, and a first tick can come
+ * before.  So a thread sampled before is named once more as it exits,
+ * and at the end, and its last name is the one given. */
+static void name_again(struct sampler *sp, pid_t pid, pid_t tid)
+{
+	char name[sizeof(sp->names[0].name)];
+	size_t i;
+
+	for (i = sp->nnames; i-- > 0;)
+		if (sp->names[i].tid == tid) {
+			if (read_comm(pid, tid, name, sizeof(name)))
+				memcpy(sp->names[i].name, name, sizeof(name));
+			return;
+		}
+}
+
+/* At a thread's exit (it is stopped there): its name is read once more
+ * (name_again()), and, with CPU-time weights, its CPU
  * time goes to its samples not yet settled.  If it has none, the time
  * would be in no sample: it is charged to [unsampled, to exit], in one
  * entry per process for all the threads that exited: where that time
@@ -675,7 +705,8 @@ static void thread_exits(void *arg, struct thread *t)
 	struct sampler *sp = arg;
 	uint64_t key = frame_key(FRAME_MODULE_SYSCALL, FRAME_UNSAMPLED), w;
 
-	if (thread_sched(t) < 0)
+	name_again(sp, t->proc->pid, t->tid);
+	if (!sp->cputime || thread_sched(t) < 0)
 		return;
 	sp->stats.kernel_cpu_ns += t->run_mark - (t->run_known ? t->run_first : 0);
 	if (settle_exiting(sp, t) || t->run_mark <= t->run_ns)
@@ -2394,8 +2425,7 @@ int sampler_run(struct sampler *sp)
 		t->run_known = thread_sched(t) == 0;
 		t->run_ns = t->run_first = t->sample_run = t->run_known ? t->run_mark : 0;
 	}
-	if (sp->cputime)
-		s->on_exit = thread_exits;
+	s->on_exit = thread_exits;
 	raise_priority(sp);
 	start_kicking(sp, t0);
 	if (set_timer(sp, 0) < 0 || (!sp->once && set_timer(sp, 1) < 0)) {
@@ -2517,8 +2547,11 @@ int sampler_run(struct sampler *sp)
 			}
 		}
 		settle_rest(sp);
-		s->on_exit = NULL;
 	}
+	for (size_t i = 0; i < s->nthreads; i++)
+		if (!s->threads[i].exiting)
+			name_again(sp, s->threads[i].proc->pid, s->threads[i].tid);
+	s->on_exit = NULL;
 	for (size_t i = 0; i < sp->ntargets; i++) {
 		if (sp->targets[i]->unwind_state)
 			sp->unwinder->fini(sp->targets[i]->unwind_state);

@@ -2,10 +2,14 @@
 # threads (attach mode): two busy threads exist when ctprof attaches, a
 # third is created after it attached (on SIGUSR1). All three must be
 # sampled, and the target must be left running, not stopped, afterwards.
+#
+# renamer: a thread that names itself again half-way through its run,
+# after its first samples, must be reported under its last name, launched
+# (read again at its exit) and attached (at the end of the run).
 . "$(dirname "$0")/lib.sh"
 skip_unless_ptrace attach
 
-plan 10
+plan 12
 "$TARGETS/threads" 20 >"$TMP/target.txt" 2>&1 &
 tpid=$!
 bg_started "$tpid"
@@ -40,4 +44,18 @@ wait_child "$tpid" 10
 check "the target still takes signals after detach and exits 0" [ "$RC" = 0 ]
 check "the target ran thread c" grep -q "thread c ran" "$TMP/target.txt"
 any_failed && diag_file "$TMP/target.txt"
+
+run_ctprof renamer-launched --per-thread -F 999 -- "$TARGETS/renamer" 1
+diag "$(grep '^thread' "$OUT")"
+check "launched: the thread named again is reported under its last name" \
+	eval 'is_status 0 && grep -Eq "^thread [0-9]+ \(after\):" "$OUT" && ! grep -q "(before)" "$OUT"'
+"$TARGETS/renamer" 4 >/dev/null 2>&1 &
+rpid=$!
+bg_started "$rpid"
+sleep 0.3
+run_ctprof renamer-attached --per-thread -d 2.5 -p "$rpid"
+diag "$(grep '^thread' "$OUT")"
+check "attached: the thread named again is reported under its last name" \
+	eval 'is_status 0 && grep -Eq "^thread [0-9]+ \(after\):" "$OUT" && ! grep -q "(before)" "$OUT"'
+wait_child "$rpid" 10
 finish
