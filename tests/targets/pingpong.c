@@ -4,28 +4,34 @@
  * comes, read() it, work on it a few microseconds (arith()), write() the
  * reply.  A client thread ("pingclient") sends a 64-byte request over a
  * Unix socket pair, waits for the reply, works a little itself
- * (client_work()) and sends the next, for SECONDS (default 3).  So the
+ * (arith() too) and sends the next, for SECONDS (default 3).  So the
  * server goes to sleep in epoll_wait() and is woken there by the client
  * thousands of times a second, and enters the kernel three times a
  * request: a profiler that takes a sample where the thread next leaves
  * the kernel, or that charges the CPU time of a wake-up to the wrong
  * call, puts the samples on the wrong one of the three.
  *
- * It times read(), arith() and write() with the TSC (the calls do not
- * block: epoll_wait() said a request is there, and the socket's buffer
- * holds many replies) and each iteration's CPU time with its thread CPU
- * clock, read once an iteration; the rest of the CPU time is
- * epoll_wait()'s, the loop's and that clock read's.  At exit it prints
- * on stdout the share of the server thread's CPU time in each of the
- * three, each function's callees (libc, the kernel) included:
+ * It times read(), arith() and write() with its thread CPU clock, read
+ * between them, so that the time the client runs on the same CPU (woken
+ * by the server's write(), it may preempt the server there) is in none of
+ * them; the calls do not block (epoll_wait() said a request is there,
+ * and the socket's buffer holds many replies).  A span from one clock
+ * read to the next also holds part of the two reads' system calls, which
+ * a profile gives to clock_gettime(): that much, measured back to back
+ * before the loop, is taken off each span and left to the rest.  The
+ * rest of the CPU time is epoll_wait()'s, the clock reads' and the
+ * loop's.  At exit it prints on stdout the share of the server thread's
+ * CPU time in each of the three, each function's callees (libc, the
+ * kernel) included:
  *     pingpong: do_read 36.6% arith 7.9% do_write 34.2% of 1.83 s
  * and on stderr a line of detail, ending "left out (P% of the loop)".
  *
  * An iteration where any of the three took more than three times its
- * median over the warm-up, or that took more than one and a half times
- * the median CPU time of an iteration, holds a gap (an interrupt, a
- * preemption, a profiler's stop) and is left out whole, its CPU time
- * too, as selftime does: the shares are those of the iterations kept. */
+ * median over the last WARMUP iterations, or that took more than one and
+ * a half times the median CPU time of an iteration there, holds a gap (an interrupt, or the
+ * CPU time the kernel charges a thread for a profiler's stop and its
+ * resume) and is left out whole, its CPU time too, as selftime does: the
+ * shares are those of the iterations kept. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdint.h>
@@ -34,7 +40,6 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
-#include <x86intrin.h>
 
 #include "timeutil.h"
 
@@ -53,16 +58,6 @@ static int sv[2];
 static volatile int done;
 static uint64_t warm[NPARTS][WARMUP], warm_cpu[WARMUP];
 
-static inline uint64_t stamp(void)
-{
-	uint64_t t;
-
-	_mm_lfence();
-	t = __rdtsc();
-	_mm_lfence();
-	return t;
-}
-
 static uint64_t thread_cpu_ns(void)
 {
 	struct timespec ts;
@@ -71,22 +66,11 @@ static uint64_t thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/* The server's work on a request; the client's too (the server's
+ * samples are told by main under them). */
 OWN_FUNCTION static void arith(unsigned long n)
 {
-	unsigned long x = sink;
-
-	for (unsigned long i = 0; i < n; i++)
-		x = x * 6364136223846793005UL + i;
-	sink = x;
-}
-
-OWN_FUNCTION static void client_work(unsigned long n)
-{
-	unsigned long x = sink;
-
-	for (unsigned long i = 0; i < n; i++)
-		x = x * 2862933555777941757UL + i;
-	sink = x;
+	LCG_STEPS(sink, n);
 }
 
 /* The calls' results go to the sink, so that none is a tail call: each
@@ -125,24 +109,24 @@ static void *client(void *arg)
 	while (!done) {
 		if (write(sv[0], buf, MSG) != MSG || read(sv[0], buf, MSG) != MSG)
 			break;
-		client_work(CLIENT_WORK);
+		arith(CLIENT_WORK);
 	}
 	return NULL;
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* The CPU time from clock read A to clock read B, less READ_NS of the
+ * reads themselves. */
+static uint64_t span(uint64_t a, uint64_t b, uint64_t read_ns)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
+	return b - a > read_ns ? b - a - read_ns : 0;
 }
 
 int main(int argc, char **argv)
 {
 	static const char *const names[NPARTS] = { "do_read", "arith", "do_write" };
-	double secs = arg_s(argc, argv, 1, 3.0), s0, tsc_hz;
+	double secs = arg_s(argc, argv, 1, 3.0), s0;
 	uint64_t part[NPARTS], sum[NPARTS] = { 0 }, limit[NPARTS] = { 0 };
-	uint64_t c0, c1, t0, kept_ns = 0, all_ns = 0, cpu_limit = 0;
+	uint64_t c0, c1, kept_ns = 0, all_ns = 0, cpu_limit = 0, read_ns = 0;
 	unsigned long iters = 0, kept = 0;
 	struct epoll_event ev = { .events = EPOLLIN };
 	char buf[MSG];
@@ -158,12 +142,14 @@ int main(int argc, char **argv)
 		perror("pingpong: socketpair or epoll");
 		return 1;
 	}
-	/* The TSC's rate, from the monotonic clock over 10 ms. */
-	s0 = now_s();
-	t0 = stamp();
-	while (now_s() - s0 < 0.01)
-		;
-	tsc_hz = (double)(stamp() - t0) / (now_s() - s0);
+	/* What a span holds of the clock reads around it: the least of
+	 * many back-to-back pairs. */
+	for (int i = 0; i < WARMUP; i++) {
+		c0 = thread_cpu_ns();
+		c1 = thread_cpu_ns();
+		if (!i || c1 - c0 < read_ns)
+			read_ns = c1 - c0;
+	}
 	if (pthread_create(&tid, NULL, client, NULL) != 0) {
 		fprintf(stderr, "pingpong: cannot create the client thread\n");
 		return 1;
@@ -171,47 +157,51 @@ int main(int argc, char **argv)
 	s0 = now_s();
 	c0 = thread_cpu_ns();
 	while (now_s() - s0 < secs) {
-		uint64_t s1, s2, s3, s4;
+		uint64_t s1, s2, s3;
 		int gap = 0;
 
 		if (do_epoll(ep) != 1)
 			break;
-		s1 = stamp();
+		s1 = thread_cpu_ns();
 		if (do_read(buf) != MSG)
 			break;
-		s2 = stamp();
+		s2 = thread_cpu_ns();
 		arith(WORK);
-		s3 = stamp();
+		s3 = thread_cpu_ns();
 		if (do_write(buf) != MSG)
 			break;
-		s4 = stamp();
 		c1 = thread_cpu_ns();
-		part[READ] = s2 - s1;
-		part[ARITH] = s3 - s2;
-		part[WRITE] = s4 - s3;
-		if (iters < WARMUP) {
-			for (int p = 0; p < NPARTS; p++)
-				warm[p][iters] = part[p];
-			warm_cpu[iters] = c1 - c0;
-			if (++iters == WARMUP) {
-				for (int p = 0; p < NPARTS; p++) {
-					qsort(warm[p], WARMUP, sizeof(warm[p][0]), cmp_u64);
-					limit[p] = 3 * warm[p][WARMUP / 2];
-				}
-				qsort(warm_cpu, WARMUP, sizeof(warm_cpu[0]), cmp_u64);
-				cpu_limit = warm_cpu[WARMUP / 2] * 3 / 2;
+		part[READ] = span(s1, s2, read_ns);
+		part[ARITH] = span(s2, s3, read_ns);
+		part[WRITE] = span(s3, c1, read_ns);
+		/* The limits follow the last WARMUP iterations, set again
+		 * every 4 * WARMUP (the sorts take some 0.5 ms): where the
+		 * scheduler puts the two threads, on one CPU or on two,
+		 * changes what an iteration costs (14 against 28-32 us
+		 * here). */
+		for (int p = 0; p < NPARTS; p++)
+			warm[p][iters % WARMUP] = part[p];
+		warm_cpu[iters % WARMUP] = c1 - c0;
+		if (++iters % (4 * WARMUP) == 0 || iters == WARMUP) {
+			for (int p = 0; p < NPARTS; p++) {
+				qsort(warm[p], WARMUP, sizeof(warm[p][0]), cmp_u64);
+				limit[p] = 3 * warm[p][WARMUP / 2];
 			}
+			qsort(warm_cpu, WARMUP, sizeof(warm_cpu[0]), cmp_u64);
+			cpu_limit = warm_cpu[WARMUP / 2] * 3 / 2;
+		}
+		if (iters <= WARMUP) {
 			c0 = c1;
 			continue;
 		}
-		iters++;
 		all_ns += c1 - c0;
 		/* A gap in a timed part; or, anywhere, the CPU time the
 		 * kernel charges a thread for being stopped and resumed, or
 		 * an interrupt: one that came in epoll_wait() would stay in
 		 * the rest, where one in a timed part leaves the iteration
 		 * out.  Left in, the stops of a profiler at 999 Hz gave the
-		 * rest 5-7 points more than the profile did. */
+		 * rest 5-7 points more than the profile did (the parts timed
+		 * with the TSC then). */
 		gap = c1 - c0 > cpu_limit;
 		for (int p = 0; p < NPARTS; p++)
 			gap |= part[p] > limit[p];
@@ -232,7 +222,7 @@ int main(int argc, char **argv)
 	}
 	printf("pingpong:");
 	for (int p = 0; p < NPARTS; p++)
-		printf(" %s %.2f%%", names[p], 100.0 * (double)sum[p] / tsc_hz * 1e9 / (double)kept_ns);
+		printf(" %s %.2f%%", names[p], 100.0 * (double)sum[p] / (double)kept_ns);
 	printf(" of %.2f s\n", (double)kept_ns / 1e9);
 	fprintf(stderr, "pingpong: %lu iterations after %d of warm-up, CPU %.1f us each, %lu left out (%.1f%% of the loop)\n",
 		iters - WARMUP, WARMUP, (double)all_ns / 1e3 / (double)(iters - WARMUP), iters - WARMUP - kept,

@@ -59,7 +59,6 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include <x86intrin.h>
 
 #include "timeutil.h"
 
@@ -75,25 +74,11 @@
 static volatile unsigned long sink;
 static uint64_t warm_ticks[WARMUP];
 
-static inline uint64_t stamp(void)
-{
-	uint64_t t;
-
-	_mm_lfence();
-	t = __rdtsc();
-	_mm_lfence();
-	return t;
-}
-
 /* A chain of dependent multiplies: no memory but the volatile sink, no
  * system call, no fault once its code page is in. */
 OWN_FUNCTION static void arith_burst(unsigned long n)
 {
-	unsigned long x = sink;
-
-	for (unsigned long i = 0; i < n; i++)
-		x = x * 6364136223846793005UL + i;
-	sink = x;
+	LCG_STEPS(sink, n);
 }
 
 /* Arithmetic and vDSO clock reads for SECS seconds: no kernel entry. */
@@ -142,13 +127,6 @@ static int region_done(struct pages *p)
 	return 1;
 }
 
-static int cmp_ticks(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static long minor_faults(void)
 {
 	struct rusage ru;
@@ -163,19 +141,19 @@ static long minor_faults(void)
 static double calibrate(double *per_us)
 {
 	double s0 = now_s(), hz;
-	uint64_t t0 = stamp(), t1, t2, fastest = UINT64_MAX;
+	uint64_t t0 = tsc_stamp(), t1, t2, fastest = UINT64_MAX;
 
 	arith_burst(1000);
 	for (int i = 0; i < 200; i++) {
-		t1 = stamp();
+		t1 = tsc_stamp();
 		arith_burst(1000);
-		t2 = stamp();
+		t2 = tsc_stamp();
 		if (t2 - t1 < fastest)
 			fastest = t2 - t1;
 	}
 	while (now_s() - s0 < 0.005)
 		;
-	hz = (stamp() - t0) / (now_s() - s0);
+	hz = (tsc_stamp() - t0) / (now_s() - s0);
 	*per_us = 1000 / (fastest / hz * 1e6);
 	return hz;
 }
@@ -211,9 +189,9 @@ int main(int argc, char **argv)
 	}
 
 	/* The cost of one TSC reading, from 1000 back to back. */
-	t0 = stamp();
+	t0 = tsc_stamp();
 	for (int i = 0; i < 1000; i++)
-		t1 = stamp();
+		t1 = tsc_stamp();
 	reading = (t1 - t0) / 1000;
 
 	tsc_hz = calibrate(&per_us);
@@ -221,15 +199,15 @@ int main(int argc, char **argv)
 
 	/* Warm-up: the loop itself, to bring in every page it runs on and to
 	 * learn how long an iteration takes when nothing cuts in. */
-	t0 = stamp();
+	t0 = tsc_stamp();
 	for (int i = 0; i < WARMUP; i++) {
 		arith_burst(burst);
 		enter_kernel(next_page(&pages));
-		t2 = stamp();
+		t2 = tsc_stamp();
 		warm_ticks[i] = t2 - t0;
 		t0 = t2;
 	}
-	qsort(warm_ticks, WARMUP, sizeof(warm_ticks[0]), cmp_ticks);
+	qsort(warm_ticks, WARMUP, sizeof(warm_ticks[0]), cmp_u64);
 	limit = 2 * warm_ticks[WARMUP / 2];
 	if (fault) {
 		pages.next = pages.base + REGION;
@@ -240,12 +218,12 @@ int main(int argc, char **argv)
 	 * (t0) through its burst (t1) and its call (t2). */
 	faults = minor_faults();
 	s0 = now_s();
-	start = t0 = stamp();
+	start = t0 = tsc_stamp();
 	while (t0 - start < (uint64_t)(secs * tsc_hz)) {
 		arith_burst(burst);
-		t1 = stamp();
+		t1 = tsc_stamp();
 		enter_kernel(next_page(&pages));
-		t2 = stamp();
+		t2 = tsc_stamp();
 		/* From t1 to t2 runs one TSC reading's worth of main's own
 		 * code (the end of t1's, the start of t2's): not the call's. */
 		call = t2 - t1 > reading ? t2 - t1 - reading : 0;
@@ -258,7 +236,7 @@ int main(int argc, char **argv)
 			kern += call;
 		}
 		if (region_done(&pages)) {
-			uint64_t t3 = stamp();
+			uint64_t t3 = tsc_stamp();
 
 			madvises++;
 			in_madvise += t3 - t2;

@@ -2,6 +2,7 @@
 #ifndef CTPROF_TEST_TIMEUTIL_H
 #define CTPROF_TEST_TIMEUTIL_H
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -54,5 +55,38 @@ static inline double thread_cpu_s(void)
 })
 /* For SECS seconds of wall-clock time. */
 #define SPIN_FOR(secs, salt) SPIN_ON(now_s, secs, salt)
+
+/* N dependent multiplies on SINK (a volatile unsigned long): no memory
+ * but the sink, no system call.  A macro, for the caller's self time. */
+#define LCG_STEPS(sink, n) do {                                      \
+	unsigned long lcg_x_ = (sink);                               \
+	for (unsigned long lcg_i_ = 0; lcg_i_ < (n); lcg_i_++)       \
+		lcg_x_ = lcg_x_ * 6364136223846793005UL + lcg_i_;    \
+	(sink) = lcg_x_;                                             \
+} while (0)
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+
+/* The TSC, with an lfence on either side, so that a reading neither runs
+ * ahead of the code before it nor lets the code after it start early. */
+static inline uint64_t tsc_stamp(void)
+{
+	uint64_t t;
+
+	_mm_lfence();
+	t = __rdtsc();
+	_mm_lfence();
+	return t;
+}
+#endif
+
+/* For qsort() of uint64_t. */
+static inline int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
 
 #endif
