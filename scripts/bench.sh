@@ -101,7 +101,11 @@
 #     enter_kernel on the stack, ctprof's and perf's (--call-graph dwarf), beside the target's
 #     own; the same with build/tests/pollsleep pinned to CPU 1 (a ppoll()
 #     that works in the kernel before it sleeps: its wait_a_little's share
-#     of its thread CPU time); with build/tests/ratio3 (three threads working 1:2:3 on the
+#     of its thread CPU time); the same with build/tests/pingpong (a
+#     server thread in epoll_wait(), read(), work, write() with its
+#     client thread; the shares of do_read, arith and do_write in the
+#     server thread's CPU time, which it times itself, and in its samples:
+#     those with main on the stack); with build/tests/ratio3 (three threads working 1:2:3 on the
 #     machine's CPUs, which print their own CPU times) the shares of
 #     work1..3 and their distance to the CPU times.  redis, CPython and
 #     sqlite3 run under perf twice in each repetition: one of perf's runs
@@ -538,6 +542,7 @@ same_hz=997
 redis_args=(-q -n 160000 -c 10 -t set,get,incr,lpush,lpop)
 selftime_s=3
 pollsleep_s=3
+pingpong_s=3
 # CPython's rounds: 30 (~9 s) give ~9000 samples a run, so that pooled
 # runs can show a distance of a few hundredths above sampling's own.
 py_rounds=30
@@ -605,6 +610,16 @@ real_setup() {
 		real_title[pollsleep]="build/tests/pollsleep $pollsleep_s, pinned to CPU 1"
 	else
 		real_skip[pollsleep]="build/tests/pollsleep or taskset is missing"
+	fi
+	if [ -x build/tests/pingpong ]; then
+		cp build/tests/pingpong "$tmp/"
+		real_names+=(pingpong)
+		real_title[pingpong]="build/tests/pingpong $pingpong_s"
+		for fn in do_read arith do_write; do
+			real_title[pingpong-$fn]="build/tests/pingpong $pingpong_s: $fn, of the server thread"
+		done
+	else
+		real_skip[pingpong]="build/tests/pingpong is missing"
 	fi
 	if [ -x build/tests/ratio3 ]; then
 		cp build/tests/ratio3 "$tmp/"
@@ -940,6 +955,11 @@ redis_profiled() {
 own_share() {
 	awk -v p="$1:" -v f="$2" '$1 == p && $2 == f { sub(/%$/, "", $3); print $3; exit }' "$tmp/out"
 }
+# pp_own FUNCTION: the share of the server thread's CPU time that
+# pingpong gave FUNCTION (%).
+pp_own() {
+	awk -v f="$1" '$1 == "pingpong:" { for (i = 2; i < NF; i++) if ($i == f) { sub(/%$/, "", $(i + 1)); print $(i + 1); exit } }' "$tmp/out"
+}
 # cum NAME FUNCTION TOOL: the share of FUNCTION on the stack in this
 # repetition's comparison; TOOL ct or perf.
 cum() {
@@ -956,7 +976,7 @@ row_pct() {
 
 # One repetition of part 7.
 real_programs() {
-	local name t mode own own_ct own_perf fn prog share_ct share_perf
+	local name t mode own own_ct own_perf fn prog share_ct share_perf share
 	local -a cmd
 	for name in "${real_names[@]}"; do
 		case $name in
@@ -1010,6 +1030,27 @@ real_programs() {
 			put "$name.perf_cum" "$share_perf"
 			put "$name.ct_err" "$(awk -v a="$share_ct" -v b="$own_ct" 'BEGIN { printf "%.3f", a - b }')"
 			put "$name.perf_err" "$(awk -v a="$share_perf" -v b="$own_perf" 'BEGIN { printf "%.3f", a - b }')" ;;
+		pingpong)
+			# Its server thread's samples are those with main on the
+			# stack; the client thread's run through client().
+			declare -A pp_mine=()
+			for t in $(tools); do
+				profiled pingpong "$t" "--call-graph dwarf" "$tmp/pingpong" "$pingpong_s"
+				for fn in do_read arith do_write; do
+					pp_mine[$t.$fn]=$(pp_own "$fn")
+					[ -n "${pp_mine[$t.$fn]}" ] || die "pingpong printed no share of $fn"
+					put "pingpong-$fn.own" "${pp_mine[$t.$fn]}"
+				done
+			done
+			flat pingpong --cum main --cum do_read --cum arith --cum do_write
+			for fn in do_read arith do_write; do
+				for t in ct perf; do
+					share=$(awk -v a="$(cum pingpong "$fn" "$t")" -v m="$(cum pingpong main "$t")" \
+						'BEGIN { if (m > 0) printf "%.3f", 100 * a / m }')
+					put "pingpong-$fn.${t}_cum" "$share"
+					put "pingpong-$fn.${t}_err" "$(awk -v a="$share" -v b="${pp_mine[$t.$fn]}" 'BEGIN { printf "%.3f", a - b }')"
+				done
+			done ;;
 		ratio3)
 			for t in $(tools); do
 				profiled ratio3 "$t" "--call-graph dwarf" "$tmp/ratio3" ${ratio3_args[@]+"${ratio3_args[@]}"}
@@ -1139,11 +1180,11 @@ EOF
 			"$(us redis.ct.cpu_req)" "$(us redis.perf.cpu_req)" "$(us redis.same.cpu_req)"
 	fi
 	head=
-	for name in selftime-syscall selftime-fault pollsleep; do
+	for name in selftime-syscall selftime-fault pollsleep pingpong-do_read pingpong-arith pingpong-do_write; do
 		[ -n "${real_title[$name]:-}" ] || continue
 		if [ -z "$head" ]; then
 			head=1
-			printf 'Self-timing targets: the share of time the timed function had by the target'"'"'s own clock (selftime: enter_kernel, by the TSC; pollsleep: wait_a_little, a ppoll() that works in the kernel before it sleeps, by its thread CPU clock), and of samples with that function on the stack (pollsleep: of samples in ppoll, its kernel time included, which needs no unwinding).\n\n'
+			printf 'Self-timing targets: the share of time the timed function had by the target'"'"'s own clock (selftime: enter_kernel, by the TSC; pollsleep: wait_a_little, a ppoll() that works in the kernel before it sleeps, by its thread CPU clock; pingpong: each part of its server thread, by that thread'"'"'s CPU clock), and of samples with that function on the stack (pollsleep: of samples in ppoll, its kernel time included, which needs no unwinding; pingpong: of its server thread'"'"'s samples, those with main on the stack).\n\n'
 			printf '| target | own share | ctprof | perf | ctprof - own | perf - own |\n| --- | --- | --- | --- | --- | --- |\n'
 		fi
 		printf '| %s | %s%% | %s%% | %s%% | %s | %s |\n' "${real_title[$name]}" "$(med "$name.own" %.1f)" \

@@ -4,7 +4,7 @@
  * comes, read() it, work on it a few microseconds (arith()), write() the
  * reply.  A client thread ("pingclient") sends a 64-byte request over a
  * Unix socket pair, waits for the reply, works a little itself
- * (arith() too) and sends the next, for SECONDS (default 3).  So the
+ * (client_work()) and sends the next, for SECONDS (default 3).  So the
  * server goes to sleep in epoll_wait() and is woken there by the client
  * thousands of times a second, and enters the kernel three times a
  * request: a profiler that takes a sample where the thread next leaves
@@ -66,11 +66,15 @@ static uint64_t thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-/* The server's work on a request; the client's too (the server's
- * samples are told by main under them). */
+/* The server's work on a request, and the client's between two. */
 OWN_FUNCTION static void arith(unsigned long n)
 {
-	LCG_STEPS(sink, n);
+	LCG_STEPS(sink, n, 6364136223846793005UL);
+}
+
+OWN_FUNCTION static void client_work(unsigned long n)
+{
+	LCG_STEPS(sink, n, 2862933555777941757UL);
 }
 
 /* The calls' results go to the sink, so that none is a tail call: each
@@ -109,7 +113,7 @@ static void *client(void *arg)
 	while (!done) {
 		if (write(sv[0], buf, MSG) != MSG || read(sv[0], buf, MSG) != MSG)
 			break;
-		arith(CLIENT_WORK);
+		client_work(CLIENT_WORK);
 	}
 	return NULL;
 }

@@ -78,7 +78,7 @@ static uint64_t warm_ticks[WARMUP];
  * system call, no fault once its code page is in. */
 OWN_FUNCTION static void arith_burst(unsigned long n)
 {
-	LCG_STEPS(sink, n);
+	LCG_STEPS(sink, n, 6364136223846793005UL);
 }
 
 /* Arithmetic and vDSO clock reads for SECS seconds: no kernel entry. */

@@ -56,12 +56,14 @@ static inline double thread_cpu_s(void)
 /* For SECS seconds of wall-clock time. */
 #define SPIN_FOR(secs, salt) SPIN_ON(now_s, secs, salt)
 
-/* N dependent multiplies on SINK (a volatile unsigned long): no memory
- * but the sink, no system call.  A macro, for the caller's self time. */
-#define LCG_STEPS(sink, n) do {                                      \
+/* N dependent multiplies by MULT on SINK (a volatile unsigned long): no
+ * memory but the sink, no system call.  A macro, for the caller's self
+ * time; callers that must stay apart pass different MULTs, or the
+ * compiler makes them one function (-fipa-icf). */
+#define LCG_STEPS(sink, n, mult) do {                                \
 	unsigned long lcg_x_ = (sink);                               \
 	for (unsigned long lcg_i_ = 0; lcg_i_ < (n); lcg_i_++)       \
-		lcg_x_ = lcg_x_ * 6364136223846793005UL + lcg_i_;    \
+		lcg_x_ = lcg_x_ * (mult) + lcg_i_;                   \
 	(sink) = lcg_x_;                                             \
 } while (0)
 
