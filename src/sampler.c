@@ -639,8 +639,6 @@ static struct target *target_of(struct sampler *sp, struct process *p, int *err)
 	return tgt->unwind_state ? tgt : NULL;
 }
 
-/* Remember the name of thread TID when it is first sampled: once the
- * thread has exited it can no longer be read. */
 /* Thread TID's name now, into BUF; false if it cannot be read. */
 static bool read_comm(pid_t pid, pid_t tid, char *buf, size_t size)
 {
@@ -659,6 +657,8 @@ static bool read_comm(pid_t pid, pid_t tid, char *buf, size_t size)
 	return ok;
 }
 
+/* Remember the name of thread TID when it is first sampled: once the
+ * thread has exited it can no longer be read. */
 static void note_thread(struct sampler *sp, pid_t pid, pid_t tid)
 {
 	size_t i;
