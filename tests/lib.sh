@@ -100,9 +100,10 @@ skip_all() {
 	exit 0
 }
 
-# diag TEXT...: a TAP comment line (shown in the test log).
+# diag TEXT...: TAP comment lines (shown in the test log), one for each
+# line of TEXT.
 diag() {
-	echo "# $*"
+	printf '%s\n' "$*" | sed 's/^/# /'
 }
 
 # diag_file FILE: FILE's contents as TAP comments.
