@@ -386,17 +386,22 @@ static void copy_stack(struct sampler *sp, struct target *tgt, struct capture *c
 	c->stack_len = n > 0 ? (size_t)n : 0;
 }
 
-/* Is ADDR code in Go's call of the vDSO, where R12 holds the frame's
- * stack pointer (unwind_go_vdso_caller())?  EXACT: ADDR is a PC, not a
- * return address.  Only a module whose symbols the unwinder has read
+/* Is ADDR, in mapping MP, code in Go's call of the vDSO, where R12 holds
+ * the frame's stack pointer (unwind_go_vdso_caller())?  EXACT: ADDR is a
+ * PC, not a return address.  Only a module whose symbols the unwinder has read
  * already, after a stop: read here, a large Go binary's would be tens of
  * milliseconds of the thread's stop. */
-static bool in_go_vdso_call(struct target *tgt, uint64_t addr, bool exact)
+static bool go_vdso_call_in(struct target *tgt, const struct mapping *mp, uint64_t addr, bool exact)
 {
-	const struct mapping *mp = maps_find(&tgt->maps, addr);
 	struct module *mod = mp && mp->exec ? maps_module(&tgt->maps, mp->module) : NULL;
 
 	return mod && mod->go_top_read && unwind_go_vdso_caller(mod, (exact ? addr : addr - 1) - mp->bias);
+}
+
+/* The same, ADDR's mapping looked up. */
+static bool in_go_vdso_call(struct target *tgt, uint64_t addr, bool exact)
+{
+	return go_vdso_call_in(tgt, maps_find(&tgt->maps, addr), addr, exact);
 }
 
 /* Go calls the vDSO on the thread's system stack, with the goroutine's
@@ -423,7 +428,7 @@ static void copy_go_stack(struct sampler *sp, struct target *tgt, struct capture
 
 	if (!mod || !r12 || (r12 >= c->sp && r12 - c->sp < c->stack_len))
 		return;
-	found = in_go_vdso_call(tgt, c->regs.rip, true);
+	found = go_vdso_call_in(tgt, mp, c->regs.rip, true);
 	if (!found && mod->path && !strcmp(mod->path, "[vdso]"))
 		for (at = c->regs.rsp; !found && at < c->regs.rsp + VDSO_SCAN; at += sizeof(w)) {
 			if (!capture_read(c, at, &w, sizeof(w)))
