@@ -179,7 +179,7 @@ int main(int argc, char **argv)
 		part[ARITH] = span(s2, s3, read_ns);
 		part[WRITE] = span(s3, c1, read_ns);
 		/* The limits follow the last WARMUP iterations, set again
-		 * every 4 * WARMUP (the sorts take some 0.5 ms): where the
+		 * every 4 * WARMUP (the four sorts take 0.8 ms here): where the
 		 * scheduler puts the two threads, on one CPU or on two,
 		 * changes what an iteration costs (14 against 28-32 us
 		 * here). */
