@@ -683,8 +683,10 @@ static void note_thread(struct sampler *sp, pid_t pid, pid_t tid)
  * after that: a new thread often names itself, or is named by the one
  * that started it, a little after it starts, and a first tick can come
  * before.  So a thread sampled before is named once more as it exits,
- * and at the end, and its last name is the one given. */
-static void name_again(struct sampler *sp, pid_t pid, pid_t tid)
+ * and at the end, and its last name is the one given.  ADD: name it even
+ * if it was not sampled before, for a sample of it taken but not yet
+ * unwound (named then, it would have exited). */
+static void name_again(struct sampler *sp, pid_t pid, pid_t tid, bool add)
 {
 	char name[sizeof(sp->names[0].name)];
 	size_t i;
@@ -695,6 +697,17 @@ static void name_again(struct sampler *sp, pid_t pid, pid_t tid)
 				memcpy(sp->names[i].name, name, sizeof(name));
 			return;
 		}
+	if (add)
+		note_thread(sp, pid, tid);
+}
+
+/* Has T a sample taken at this tick, not yet unwound? */
+static bool capture_pending(const struct sampler *sp, const struct thread *t)
+{
+	for (size_t i = 0; i < sp->ncaps; i++)
+		if (sp->caps[i].tid == t->tid && sp->caps[i].target->proc == t->proc)
+			return true;
+	return false;
 }
 
 /* At a thread's exit (it is stopped there): its name is read once more
@@ -710,7 +723,7 @@ static void thread_exits(void *arg, struct thread *t)
 	struct sampler *sp = arg;
 	uint64_t key = frame_key(FRAME_MODULE_SYSCALL, FRAME_UNSAMPLED), w;
 
-	name_again(sp, t->proc->pid, t->tid);
+	name_again(sp, t->proc->pid, t->tid, capture_pending(sp, t));
 	if (!sp->cputime || thread_sched(t) < 0)
 		return;
 	sp->stats.kernel_cpu_ns += t->run_mark - (t->run_known ? t->run_first : 0);
@@ -2555,7 +2568,7 @@ int sampler_run(struct sampler *sp)
 	}
 	for (size_t i = 0; i < s->nthreads; i++)
 		if (!s->threads[i].exiting)
-			name_again(sp, s->threads[i].proc->pid, s->threads[i].tid);
+			name_again(sp, s->threads[i].proc->pid, s->threads[i].tid, false);
 	s->on_exit = NULL;
 	for (size_t i = 0; i < sp->ntargets; i++) {
 		if (sp->targets[i]->unwind_state)
