@@ -66,7 +66,7 @@ static void add_side(struct dtable *t, const struct profile *p, int side, const 
 	struct flat fl;
 	size_t i;
 
-	profile_flat(p, 0, 0, SORT_SELF, false, &fl);
+	profile_flat(p, 0, PROFILE_ALL_TIDS, SORT_SELF, false, &fl);
 	for (i = 0; i < fl.n; i++) {
 		const struct flat_row *r = &fl.rows[i];
 		const struct pfunc *pf = &p->funcs[r->func];

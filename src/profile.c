@@ -142,7 +142,7 @@ size_t profile_groups(const struct profile *p, bool by_thread, struct pgroup **o
 	/* Linear: there are few processes and threads next to samples. */
 	for (i = 0; i < p->nsamples; i++) {
 		const struct psample *s = &p->samples[i];
-		pid_t tid = by_thread ? s->tid : 0;
+		pid_t tid = by_thread ? s->tid : PROFILE_ALL_TIDS;
 
 		for (j = 0; j < n && (g[j].pid != s->pid || g[j].tid != tid); j++)
 			;
@@ -478,7 +478,7 @@ void profile_flat(const struct profile *p, pid_t pid, pid_t tid, enum flat_sort 
 		const struct psample *s = &p->samples[i];
 		uint32_t k;
 
-		if ((tid && s->tid != tid) || (pid && s->pid != pid))
+		if ((tid != PROFILE_ALL_TIDS && s->tid != tid) || (pid && s->pid != pid))
 			continue;
 		out->total += s->ns;
 		out->samples += s->count;

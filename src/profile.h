@@ -125,8 +125,10 @@ const char *profile_thread_name(const struct profile *p, pid_t tid);
 void profile_set_process(struct profile *p, pid_t pid, const char *comm);
 /* The name of process PID, or NULL. */
 const char *profile_process_name(const struct profile *p, pid_t pid);
-/* The samples summed by process, or with BY_THREAD by thread (tid 0 in a
- * process's group), most time first, then by id; *OUT is malloc'd.  The
+/* Not a thread id: all threads. */
+#define PROFILE_ALL_TIDS ((pid_t)-1)
+/* The samples summed by process, or with BY_THREAD by thread (tid
+ * PROFILE_ALL_TIDS in a process's group), most time first, then by id; *OUT is malloc'd.  The
  * number of groups. */
 struct pgroup {
 	pid_t pid, tid;
@@ -169,7 +171,8 @@ struct flat {
 };
 
 /* Self and cumulative counts of every function in the samples of process
- * PID and thread TID (0: all); a function counts once per sample in cum.  With
+ * PID (0: all) and thread TID (PROFILE_ALL_TIDS: all; tid 0 holds the CPU
+ * time of exited threads, see sampler.c's thread_exits()); a function counts once per sample in cum.  With
  * BY_LINE, a row is a function's source line (row.line) instead.
  * Rows sorted by SORT, then the other count, then name. */
 void profile_flat(const struct profile *p, pid_t pid, pid_t tid, enum flat_sort sort,

@@ -166,7 +166,7 @@ static void callgraph(FILE *f, const struct profile *p, const struct flat *fl, u
 	const struct edge **sel;
 	struct flat byfunc;
 
-	profile_flat(p, 0, 0, SORT_CUM, false, &byfunc);
+	profile_flat(p, 0, PROFILE_ALL_TIDS, SORT_CUM, false, &byfunc);
 	profile_callgraph(p, 0, &cg);
 	sel = xcalloc(cg.n + 1, sizeof(*sel));
 	fprintf(f, "\ncall graph: the %zu functions with the most cumulative time\n",
@@ -219,8 +219,15 @@ static void group_table(FILE *f, const struct profile *p, const struct pgroup *g
 	} else {
 		fprintf(f, "\nprocess %d (%s)", g->pid, pname ? pname : "?");
 	}
-	fprintf(f, ": %" PRIu64 " %s, %.1f%% of all\n", g->count, plural(g->count, "sample", "samples"),
-		100.0 * (double)g->ns / (double)(total ? total : 1));
+	/* Thread 0 is no thread: the CPU time of threads that exited with
+	 * no sample since it was last read, which has no sample of its own. */
+	if (by_thread && g->tid == 0 && !g->count)
+		fprintf(f, ": %.1f%% of all, CPU time of threads after their last sample, charged as they exited\n",
+			100.0 * (double)g->ns / (double)(total ? total : 1));
+	else
+		fprintf(f, ": %" PRIu64 " %s, %.1f%% of all\n", g->count,
+			plural(g->count, "sample", "samples"),
+			100.0 * (double)g->ns / (double)(total ? total : 1));
 	profile_flat(p, g->pid, g->tid, oo->sort, oo->lines, &gf);
 	table(f, p, &gf, total, oo);
 	flat_release(&gf);
@@ -251,7 +258,7 @@ int report_write(FILE *f, const struct profile *p, const struct run_info *ri,
 
 	if (!oo)
 		oo = &defaults;
-	profile_flat(p, 0, 0, oo->sort, oo->lines, &fl);
+	profile_flat(p, 0, PROFILE_ALL_TIDS, oo->sort, oo->lines, &fl);
 	nprocs = profile_groups(p, false, &procs);
 	if (!threads)
 		threads = distinct_threads(p);

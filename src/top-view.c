@@ -156,7 +156,7 @@ void view_take(struct top_view *v, struct stacks *batch, uint64_t now_ns)
 		profile_from_stacks(&prof, batch, v->sz, &v->maps);
 		if (!v->raw_names)
 			profile_demangle(&prof);
-		profile_flat(&prof, 0, 0, SORT_SELF, false, &fl);
+		profile_flat(&prof, 0, PROFILE_ALL_TIDS, SORT_SELF, false, &fl);
 		for (i = 0; i < fl.n; i++) {
 			const struct flat_row *r = &fl.rows[i];
 			const struct pfunc *pf = &prof.funcs[r->func];

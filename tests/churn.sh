@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 skip_unless_ptrace
 
-plan 13
+plan 14
 run_ctprof churn --weight=samples -F 999 -v -o "$TMP/churn.folded" -o "$TMP/churn.txt" -- "$TARGETS/churn" 1.5
 check "ctprof exits with the target's status 0" is_status 0
 check "the target made its threads" grep -q '^churn: [0-9]* threads' "$OUT"
@@ -40,7 +40,7 @@ check "no fd leaked over $(grep -o '^churn: [0-9]* threads' "$OUT" | cut -d' ' -
 # CPU-time weights (the default): what each thread ran after its last
 # sample is charged at its exit to one entry for all exited threads, not
 # one per thread, so the table does not grow with every thread started.
-run_ctprof weighted -F 999 -v -o "$TMP/w.folded" -o "$TMP/w.txt" -- "$TARGETS/churn" 1.5
+run_ctprof weighted -F 999 -v --per-thread -o "$TMP/w.folded" -o "$TMP/w.txt" -- "$TARGETS/churn" 1.5
 nthreads=$(grep -o '^churn: [0-9]* threads' "$OUT" | cut -d' ' -f2)
 check "default weights: exit 0" is_status 0
 exits=$(grep -c '\[unsampled, to exit\]' "$TMP/w.folded")
@@ -52,6 +52,12 @@ check "default weights: one [unsampled, to exit] entry, under [exited]" \
 # threads in two runs).
 unnamed=$(grep -c '^?-' "$TMP/w.folded")
 check "every sampled thread has its name ($unnamed roots are ?-TID)" eval '[ "$unnamed" = 0 ]'
+# --per-thread: that entry's table (thread 0, [exited]) holds it alone;
+# it held every thread's rows, 0 being "all threads" to the tables.
+exited_rows=$(awk '/^thread 0 \(/ { b = 1; next } b && /^$/ { exit }
+	b && !/^ *self/ { n++; if ($0 !~ /unsampled, to exit/) o++ } END { print n + 0, o + 0 }' "$TMP/w.txt")
+check "--per-thread: thread 0's table is [unsampled, to exit] alone (rows, others: $exited_rows)" \
+	eval '[ "$exited_rows" = "1 0" ]'
 # A sample adds at most one stack; the exits of all threads add one.
 read -r samples stacks < <(sed -n 's/^profiler: [0-9]* ticks, \([0-9]*\) samples, \([0-9]*\) distinct stacks.*/\1 \2/p' "$TMP/w.txt")
 check "default weights: no more distinct stacks than samples + 1 ($stacks for $samples samples, $nthreads threads)" \
