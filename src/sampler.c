@@ -110,6 +110,8 @@
  * the count doubles, up to CLEAN_MAX, each time such a thread is found
  * entering it after all. */
 #define PROBE_EVERY 16
+/* ... or PROBE_FIRST, before any stop found the thread in the kernel. */
+#define PROBE_FIRST 4
 #define CLEAN_FIRST 4
 #define CLEAN_MAX 64
 /* ... and a thread whose page faults come more often than once in
@@ -264,6 +266,19 @@ static bool regs_in_syscall(const struct user_regs_struct *r)
  * probes the next time, so that a thread that enters the kernel now and
  * then stays held rather than swing.
  *
+ * Until a stop first finds it in the kernel (or its faults come too
+ * often), a thread is probed after PROBE_FIRST held samples, not
+ * PROBE_EVERY: one that never enters it is quiet after 20 samples, not
+ * 68.  At 99 Hz those were 0.65 s of holds, a quarter of a 2.5-s run's
+ * samples, and a held sample cost more there: bench/workload.c for
+ * 2.3 s at 99 Hz, six alternating runs each, 16 held samples against 64,
+ * the helper's CPU 9.2-11.6 us a sample (averaged over all of them)
+ * against 24.8-35.1, ctprof's own CPU the same (medians 220.5 and 217.2
+ * us: a quiet stop's PTRACE_INTERRUPT sends an interrupt to the thread's
+ * CPU, a held one's does not), the mean stall 52.6-67.2 us against
+ * 61.7-82.0 (five runs each).  A thread that is found in the kernel goes
+ * on with PROBE_EVERY.
+ *
  * Measured on bench/gaps.c at 999 Hz (a loop that times its own gaps),
  * seven alternating runs: the thread lost 50.5 us per sample (median)
  * quiet, 100.4 us held, and 60.1 us under perf --call-graph dwarf; the
@@ -295,13 +310,15 @@ static bool regs_in_syscall(const struct user_regs_struct *r)
 /* Is thread T's CPU to be held for its stop at the next tick? */
 static bool wants_hold(const struct thread *t)
 {
-	return !t->quiet && (t->held_since < PROBE_EVERY || t->faulting);
+	return !t->quiet &&
+	       (t->held_since < (t->entered ? PROBE_EVERY : PROBE_FIRST) || t->faulting);
 }
 
 /* T is not quiet after all. */
 static void not_quiet(struct sampler *sp, struct thread *t)
 {
 	t->quiet = false;
+	t->entered = true;
 	t->clean = 0;
 	t->held_since = 0;
 	if (!t->clean_need)
@@ -324,6 +341,7 @@ static void note_faults(struct sampler *sp, struct thread *t, uint64_t faults)
 	if (t->run_mark - t->flt_run < FAULT_WINDOW_NS)
 		return;
 	t->faulting = (faults - t->flt_mark) * FAULT_GAP_NS > t->run_mark - t->flt_run;
+	t->entered |= t->faulting;
 	if (t->faulting && t->quiet)
 		not_quiet(sp, t);
 	t->flt_mark = faults;
@@ -342,6 +360,7 @@ static bool judge_unheld(struct sampler *sp, struct thread *t, const struct user
 		sp->stats.probes++;
 		if (entered) {
 			t->clean = 0;
+			t->entered = true;
 		} else if (++t->clean >= (t->clean_need ? t->clean_need : CLEAN_FIRST)) {
 			t->quiet = true;
 			t->clean = 0;
@@ -560,8 +579,10 @@ static struct capture *capture_thread(void *arg, struct thread *t)
 	}
 	/* A held stop in a system call says that a probe would find one:
 	 * probes come after PROBE_EVERY held samples in a row without. */
-	if (t->asked_held && !t->quiet)
+	if (t->asked_held && !t->quiet) {
 		t->held_since = (long long)c->regs.orig_rax >= 0 ? 0 : t->held_since + 1;
+		t->entered |= !t->held_since;
+	}
 	/* On-CPU: a thread that was running when its state was read, but
 	 * had blocked in a system call by the time its stop came, was not on
 	 * a CPU at the tick.  This is no sample of where it runs: its CPU

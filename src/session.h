@@ -88,6 +88,8 @@ struct thread {
 	bool probe;             /* ... is a probe: taken while it runs, to see
 	                         * whether it is quiet, and not counted */
 	unsigned held_since;    /* samples with its CPU held since its last probe */
+	bool entered;           /* a stop found it entering the kernel, or its
+	                         * page faults came too often, at least once */
 	unsigned clean;         /* probes in a row that found no kernel entry */
 	unsigned clean_need;    /* ... needed to call it quiet (0: the first) */
 	uint64_t carry;         /* ticks of its stops not counted, for its

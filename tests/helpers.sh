@@ -96,7 +96,9 @@ stop_kinds() {
 
 # Holding only where it counts (src/sampler.c): bperf's loops never enter
 # the kernel, so after its first held samples and 4 clean probes (one
-# every 16 held samples) its stops are asked for while it runs; selftime's
+# every 4 held samples until a stop finds it in the kernel, every 16
+# after that: 16 or 64 held in all) its stops are asked for while it
+# runs; selftime's
 # getppid() every few microseconds keeps its thread held, and its probes
 # are few (one only after 16 held samples in a row outside the call).
 run_ctprof quiet -F 999 -v -- "$TARGETS/bperf" 2
