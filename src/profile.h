@@ -128,8 +128,8 @@ const char *profile_process_name(const struct profile *p, pid_t pid);
 /* Not a thread id: all threads. */
 #define PROFILE_ALL_TIDS ((pid_t)-1)
 /* The samples summed by process, or with BY_THREAD by thread (tid
- * PROFILE_ALL_TIDS in a process's group), most time first, then by id; *OUT is malloc'd.  The
- * number of groups. */
+ * PROFILE_ALL_TIDS in a process's group), most time first, then by id;
+ * *OUT is malloc'd.  The number of groups. */
 struct pgroup {
 	pid_t pid, tid;
 	uint64_t count, ns;
@@ -172,8 +172,9 @@ struct flat {
 
 /* Self and cumulative counts of every function in the samples of process
  * PID (0: all) and thread TID (PROFILE_ALL_TIDS: all; tid 0 holds the CPU
- * time of exited threads, see sampler.c's thread_exits()); a function counts once per sample in cum.  With
- * BY_LINE, a row is a function's source line (row.line) instead.
+ * time of exited threads, see sampler.c's thread_exits()); a function
+ * counts once per sample in cum.  With BY_LINE, a row is a function's
+ * source line (row.line) instead.
  * Rows sorted by SORT, then the other count, then name. */
 void profile_flat(const struct profile *p, pid_t pid, pid_t tid, enum flat_sort sort,
 		  bool by_line, struct flat *out);
