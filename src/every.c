@@ -332,7 +332,7 @@ static void hand_over(struct every *e)
 	}
 	b->nthreads = sp->nnames;
 	sp->nnames = 0;
-	sp->exited_named = false;
+	key3_release(&sp->name_index);
 	b->procs = xcalloc(s->nprocs + 1, sizeof(*b->procs));
 	for (i = 0; i < s->nprocs; i++) {
 		b->procs[i].id = s->procs[i]->pid;

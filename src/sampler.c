@@ -683,15 +683,16 @@ static bool read_comm(pid_t pid, pid_t tid, char *buf, size_t size)
 	return ok;
 }
 
+/* sp->names is indexed by tid: a run that samples many threads looks a
+ * name up at every sample, and at every thread's exit stop. */
+#define NAME_KEY(tid) ((const void *)(uintptr_t)(tid))
+
 /* Remember the name of thread TID when it is first sampled: once the
  * thread has exited it can no longer be read. */
 static void note_thread(struct sampler *sp, pid_t pid, pid_t tid)
 {
-	size_t i;
-
-	for (i = sp->nnames; i-- > 0;)
-		if (sp->names[i].tid == tid)
-			return;
+	if (key3_get(&sp->name_index, NAME_KEY(tid), NULL, NULL, sp->nnames) != sp->nnames)
+		return;
 	GROW(sp->names, sp->namecap, sp->nnames + 1);
 	sp->names[sp->nnames].tid = tid;
 	if (tid == EXITED_TID || !read_comm(pid, tid, sp->names[sp->nnames].name, sizeof(sp->names[0].name)))
@@ -710,14 +711,13 @@ static void note_thread(struct sampler *sp, pid_t pid, pid_t tid)
 static void name_again(struct sampler *sp, pid_t pid, pid_t tid, bool add)
 {
 	char name[sizeof(sp->names[0].name)];
-	size_t i;
+	size_t i = key3_find(&sp->name_index, NAME_KEY(tid), NULL, NULL);
 
-	for (i = sp->nnames; i-- > 0;)
-		if (sp->names[i].tid == tid) {
-			if (read_comm(pid, tid, name, sizeof(name)))
-				memcpy(sp->names[i].name, name, sizeof(name));
-			return;
-		}
+	if (i != SIZE_MAX) {
+		if (read_comm(pid, tid, name, sizeof(name)))
+			memcpy(sp->names[i].name, name, sizeof(name));
+		return;
+	}
 	if (add)
 		note_thread(sp, pid, tid);
 }
@@ -753,10 +753,7 @@ static void thread_exits(void *arg, struct thread *t)
 	w = t->run_mark - t->run_ns;
 	t->run_ns = t->run_mark;
 	stacks_add(&sp->stacks, t->proc->pid, EXITED_TID, &key, 1, 0, w);
-	if (!sp->exited_named) {
-		note_thread(sp, t->proc->pid, EXITED_TID);
-		sp->exited_named = true;
-	}
+	note_thread(sp, t->proc->pid, EXITED_TID);
 }
 
 /* --wall: count blocked thread T's last stack again, without a stop. */
@@ -2668,6 +2665,7 @@ void sampler_release(struct sampler *sp)
 	free(sp->late);
 	free(sp->pcs);
 	free(sp->names);
+	key3_release(&sp->name_index);
 	for (i = 0; i < sp->ntargets; i++) {
 		struct target *tgt = sp->targets[i];
 

@@ -11,6 +11,7 @@
 #include "session.h"
 #include "stacks.h"
 #include "unwind.h"
+#include "util.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -205,7 +206,7 @@ struct sampler {
 		char name[16];
 	} *names;                       /* each sampled thread's name */
 	size_t nnames, namecap;
-	bool exited_named;              /* names has EXITED_TID's */
+	struct key3_index name_index;   /* names by tid (NAME_KEY) */
 };
 
 /* Set up for the session's process, which must be attached; the processes

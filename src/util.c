@@ -270,6 +270,13 @@ size_t key3_get(struct key3_index *ix, const void *k0, const void *k1, const voi
 	return ix->slots[j].idx;
 }
 
+size_t key3_find(const struct key3_index *ix, const void *k0, const void *k1, const void *k2)
+{
+	const void *k[3] = { k0, k1, k2 };
+
+	return ix->cap ? ix->slots[key3_slot_of(ix->slots, ix->cap, k)].idx : SIZE_MAX;
+}
+
 void key3_release(struct key3_index *ix)
 {
 	free(ix->slots);

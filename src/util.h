@@ -61,8 +61,8 @@ char *read_file(const char *path, size_t *len_out);
 uint64_t fnv1a(uint64_t h, const void *data, size_t n);
 
 /* An index of a table's entries by three pointers (interned strings, so
- * that equal means the same pointer), for tables that keep the entries
- * themselves in an array. */
+ * that equal means the same pointer, or integers cast to pointers), for
+ * tables that keep the entries themselves in an array. */
 struct key3_index {
 	struct key3_slot {
 		const void *k[3];
@@ -73,6 +73,8 @@ struct key3_index {
 /* The index of the entry keyed K0, K1, K2; if there is none yet, NEXT is
  * recorded as its index and returned: the caller then adds it there. */
 size_t key3_get(struct key3_index *ix, const void *k0, const void *k1, const void *k2, size_t next);
+/* The index of the entry keyed K0, K1, K2, or SIZE_MAX if there is none. */
+size_t key3_find(const struct key3_index *ix, const void *k0, const void *k1, const void *k2);
 void key3_release(struct key3_index *ix);
 
 #endif
