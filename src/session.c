@@ -474,16 +474,24 @@ static void handle_status(struct session *s, pid_t tid, int status)
 	}
 }
 
-int session_reap(struct session *s)
+/* Reap statuses until none is left, or, with UPTO >= 0, until no more
+ * than UPTO stops are awaited. */
+static int reap(struct session *s, long upto)
 {
 	int n = 0, status;
 	pid_t tid;
 
-	while ((tid = waitpid(-1, &status, __WALL | WNOHANG)) > 0) {
+	while ((upto < 0 || s->waiting > (unsigned long)upto) &&
+	       (tid = waitpid(-1, &status, __WALL | WNOHANG)) > 0) {
 		handle_status(s, tid, status);
 		n++;
 	}
 	return n;
+}
+
+int session_reap(struct session *s)
+{
+	return reap(s, -1);
 }
 
 /* One signal read from the signalfd. */
@@ -567,9 +575,11 @@ void session_wait_samples(struct session *s, uint64_t spin_ns, uint64_t wait_ns,
 
 	/* Waking up costs more than the wait on a VM (tens of microseconds,
 	 * in the stall and in ctprof's CPU time): poll a little first.  The
-	 * SIGCHLD these stops raised stays pending and is read later. */
+	 * SIGCHLD these stops raised stays pending and is read later, and
+	 * so does any other status: the reaping ends at the last stop
+	 * awaited, with no empty waitpid() after it. */
 	while (s->waiting > upto && spin_ns && now_ns() - start < spin_ns)
-		session_reap(s);
+		reap(s, upto);
 	inside = s->resume_ns + s->sample_ns - inside;
 	s->spin_ns += now_ns() - start - inside;
 	start = now_ns();
