@@ -1428,6 +1428,16 @@ static bool choose_thread(struct sampler *sp, struct thread *t)
 		add_pick(sp, t, t->last_cpu);
 		return true;
 	}
+	/* Any other thread, a quiet one included, has its stat read: its
+	 * schedstat alone cannot say that it runs now.  The CPU time there
+	 * (se.sum_exec_runtime) moves for a running thread only when the
+	 * scheduler updates it (its tick, 4 ms at HZ=250 here, or a
+	 * switch).  Tried for a quiet thread at 99 Hz (bench/workload.c,
+	 * 200 reads): its CPU time since its last resume, from two
+	 * schedstat reads, differed from the time since by -2.3 to +2.3 ms
+	 * (10th to 90th percentile), so a slack large enough to pick it
+	 * without its stat would also pick a thread asleep for that long,
+	 * and wake it to stop. */
 	state = proc_state(t->stat_fd, &cpu, &faults);
 	if (!state)
 		return true;
