@@ -103,7 +103,7 @@
 #     that works in the kernel before it sleeps: its wait_a_little's share
 #     of its thread CPU time); the same with build/tests/pingpong (a
 #     server thread in epoll_wait(), read(), work, write() with its
-#     client thread; the shares of do_read, arith and do_write in the
+#     client thread; the shares of do_epoll, do_read, arith and do_write in the
 #     server thread's CPU time, which it times itself, and in its samples:
 #     those with main on the stack); with build/tests/ratio3 (three threads working 1:2:3 on the
 #     machine's CPUs, which print their own CPU times) the shares of
@@ -615,7 +615,7 @@ real_setup() {
 		cp build/tests/pingpong "$tmp/"
 		real_names+=(pingpong)
 		real_title[pingpong]="build/tests/pingpong $pingpong_s"
-		for fn in do_read arith do_write; do
+		for fn in do_epoll do_read arith do_write; do
 			real_title[pingpong-$fn]="build/tests/pingpong $pingpong_s: $fn, of the server thread"
 		done
 	else
@@ -1036,14 +1036,14 @@ real_programs() {
 			declare -A pp_mine=()
 			for t in $(tools); do
 				profiled pingpong "$t" "--call-graph dwarf" "$tmp/pingpong" "$pingpong_s"
-				for fn in do_read arith do_write; do
+				for fn in do_epoll do_read arith do_write; do
 					pp_mine[$t.$fn]=$(pp_own "$fn")
 					[ -n "${pp_mine[$t.$fn]}" ] || die "pingpong printed no share of $fn"
 					put "pingpong-$fn.own" "${pp_mine[$t.$fn]}"
 				done
 			done
-			flat pingpong --cum main --cum do_read --cum arith --cum do_write
-			for fn in do_read arith do_write; do
+			flat pingpong --cum main --cum do_epoll --cum do_read --cum arith --cum do_write
+			for fn in do_epoll do_read arith do_write; do
 				for t in ct perf; do
 					share=$(awk -v a="$(cum pingpong "$fn" "$t")" -v m="$(cum pingpong main "$t")" \
 						'BEGIN { if (m > 0) printf "%.3f", 100 * a / m }')
@@ -1180,7 +1180,7 @@ EOF
 			"$(us redis.ct.cpu_req)" "$(us redis.perf.cpu_req)" "$(us redis.same.cpu_req)"
 	fi
 	head=
-	for name in selftime-syscall selftime-fault pollsleep pingpong-do_read pingpong-arith pingpong-do_write; do
+	for name in selftime-syscall selftime-fault pollsleep pingpong-do_epoll pingpong-do_read pingpong-arith pingpong-do_write; do
 		[ -n "${real_title[$name]:-}" ] || continue
 		if [ -z "$head" ]; then
 			head=1

@@ -235,7 +235,7 @@ fi
 # pingpong: a server thread that sleeps in epoll_wait() until its client
 # thread's request comes, then read()s it, works on it a few microseconds
 # and write()s the reply, and times each of the three with its thread CPU
-# clock.  The report's shares of the server thread's CPU time (its folded
+# clock (and its epoll_wait(), shown).  The report's shares of the server thread's CPU time (its folded
 # stacks) must be within 4 points of its own for do_read and do_write, 3
 # for arith.  Five runs: ctprof -0.7 to +0.9 points on do_read, +0.1 to
 # +1.3 on do_write, -1.0 to +0.8 on arith; with both threads pinned to one
@@ -279,6 +279,10 @@ for f in do_read:4 arith:3 do_write:4; do
 		check "pingpong: $name's share is its own +-$band points" near "$got" "$own" "$band"
 	fi
 done
+# do_epoll: the kernel's work around epoll_wait()'s sleep, which ctprof
+# under-counts (README, Limitations): -0.9 to -5.0 points in six runs.
+# Shown, not checked.
+diag "pingpong: do_epoll $(pp_own do_epoll)% of the server's CPU time by its own clock, $(pp_share "$folded" do_epoll)% of its samples"
 
 run_ctprof ratio3 -F 999 -- "$TARGETS/ratio3"
 read -r cpu1 cpu2 cpu3 < <(awk '$1 == "ratio3:" { print $3, $6, $9; exit }' "$OUT")
