@@ -103,8 +103,8 @@
 #     that works in the kernel before it sleeps: its wait_a_little's share
 #     of its thread CPU time); the same with build/tests/pingpong (a
 #     server thread in epoll_wait(), read(), work, write() with its
-#     client thread; the shares of do_epoll, do_read, arith and do_write in the
-#     server thread's CPU time, which it times itself, and in its samples:
+#     client thread; the shares of do_epoll, do_read, arith and do_write
+#     in the server thread's CPU time, which it times itself, and in its samples:
 #     those with main on the stack); with build/tests/ratio3 (three threads working 1:2:3 on the
 #     machine's CPUs, which print their own CPU times) the shares of
 #     work1..3 and their distance to the CPU times.  redis, CPython and
