@@ -622,10 +622,12 @@ static struct capture *capture_thread(void *arg, struct thread *t)
 	t->unsettled += sp->cputime;
 	run_known(t);
 	t->sample_run = t->run_mark;
+	/* No second stack yet: capture_read() must not find the words of
+	 * an earlier sample's in this capture. */
+	c->stack2_len = 0;
 	copy_stack(sp, tgt, c);
 	if (handler_entry(sp, tgt, c) && !capture_read(c, c->regs.rsp, &w, sizeof(w)))
 		copy_stack(sp, tgt, c);
-	c->stack2_len = 0;
 	copy_go_stack(sp, tgt, c);
 	sp->ncaps++;
 	return c;
