@@ -36,6 +36,12 @@ struct capture {
 	size_t stack2_len;
 	uint64_t stack2_top;            /* where the memory after sp2 ends, 0
 	                                 * if the copy was cut short first */
+	/* Stopped in a sigreturn trampoline, its handler returned
+	 * (sampler.c, in_sigreturn()): the trampoline's frame is the
+	 * kernel's, and the walk goes on from the registers the signal
+	 * interrupted, which its ucontext holds. */
+	bool sigret;
+	struct user_regs_struct sigregs;
 	uint64_t stall_ns;              /* PTRACE_INTERRUPT to resume */
 	bool blocked;                   /* wall-clock mode: the thread was not
 	                                 * running; it waits in regs.orig_rax */

@@ -228,6 +228,9 @@ bool maps_after_syscall(struct maps *m, uint64_t addr);
  * a signal handler returns to?  Read from the module file. */
 bool maps_is_sigreturn(struct maps *m, uint64_t addr);
 
+/* Where the trampoline's syscall is, from its start. */
+#define SIGRETURN_SYSCALL 7
+
 static inline struct module *maps_module(const struct maps *m, uint32_t id)
 {
 	return id && id < m->mt->nmodules ? m->mt->modules[id] : NULL;

@@ -423,15 +423,48 @@ static bool in_go_vdso_call(struct target *tgt, uint64_t addr, bool exact)
 	return go_vdso_call_in(tgt, maps_find(&tgt->maps, addr), addr, exact);
 }
 
+/* Copy C's second stack (capture.h) from FROM, at most stack_size bytes,
+ * a page an iovec: the copy ends at the first page not mapped, with no
+ * lookup of FROM's mapping, which may be heap mapped since the maps were
+ * read (reading them again here would be in the stop).  False if nothing
+ * could be read. */
+static bool copy_stack2(struct sampler *sp, struct capture *c, uint64_t from)
+{
+	struct iovec local, remote[CTPROF_STACK_MAX / GO_STACK_PAGE + 1];
+	uint64_t end = from + sp->stack_size, at, next;
+	size_t nv = 0;
+	ssize_t n;
+
+	if (end < from)
+		return false;
+	if (!c->stack2)
+		c->stack2 = xmalloc(sp->stack_size);
+	for (at = from; at < end; at = next) {
+		next = (at | (GO_STACK_PAGE - 1)) + 1;
+		if (next > end)
+			next = end;
+		remote[nv].iov_base = (void *)(uintptr_t)at;
+		remote[nv++].iov_len = (size_t)(next - at);
+	}
+	local.iov_base = c->stack2;
+	local.iov_len = (size_t)(end - from);
+	n = process_vm_readv(c->tid, &local, 1, remote, nv, 0);
+	if (n <= 0)
+		return false;
+	c->sp2 = from;
+	c->stack2_len = (size_t)n;
+	/* A full copy may stop short of the stack's top; a short one ended
+	 * at memory not mapped. */
+	c->stack2_top = (size_t)n < local.iov_len ? from + (uint64_t)n : 0;
+	return true;
+}
+
 /* Go calls the vDSO on the thread's system stack, with the goroutine's
  * stack pointer in R12 (unwind_go_vdso_caller()): a thread stopped there,
  * in the vDSO or in the Go function around the call, has its Go frames on
  * another stack than the one copied.  If so (for the vDSO, a return
  * address into such a call lies in the first words copied), and R12 is
- * outside the copy, the stack at R12 is copied too, at most stack_size
- * bytes, a page an iovec: the copy ends at the first page not mapped,
- * with no lookup of R12's mapping, which may be heap mapped since the
- * maps were read (reading them again here would be in the stop).
+ * outside the copy, the stack at R12 is copied too (copy_stack2()).
  * Without it, a loop reading the clock (tests/targets/lang/clock.go) had
  * 73-80% of its stacks end at time.now or runtime.nanotime1, counted
  * failed (both unwinders). */
@@ -439,11 +472,8 @@ static void copy_go_stack(struct sampler *sp, struct target *tgt, struct capture
 {
 	const struct mapping *mp = maps_find(&tgt->maps, c->regs.rip);
 	const struct module *mod = mp ? maps_module(&tgt->maps, mp->module) : NULL;
-	struct iovec local, remote[CTPROF_STACK_MAX / GO_STACK_PAGE + 1];
-	uint64_t r12 = c->regs.r12, w, at, end, next;
+	uint64_t r12 = c->regs.r12, w, at;
 	bool found;
-	size_t nv = 0;
-	ssize_t n;
 
 	if (!mod || !r12 || (r12 >= c->sp && r12 - c->sp < c->stack_len))
 		return;
@@ -454,31 +484,35 @@ static void copy_go_stack(struct sampler *sp, struct target *tgt, struct capture
 				break;
 			found = in_go_vdso_call(tgt, w, false);
 		}
-	if (!found)
-		return;
-	end = r12 + sp->stack_size;
-	if (end < r12)
-		return;
-	if (!c->stack2)
-		c->stack2 = xmalloc(sp->stack_size);
-	for (at = r12; at < end; at = next) {
-		next = (at | (GO_STACK_PAGE - 1)) + 1;
-		if (next > end)
-			next = end;
-		remote[nv].iov_base = (void *)(uintptr_t)at;
-		remote[nv++].iov_len = (size_t)(next - at);
-	}
-	local.iov_base = c->stack2;
-	local.iov_len = (size_t)(end - r12);
-	n = process_vm_readv(c->tid, &local, 1, remote, nv, 0);
-	if (n <= 0)
-		return;
-	c->sp2 = r12;
-	c->stack2_len = (size_t)n;
-	/* A full copy may stop short of the stack's top; a short one ended
-	 * at memory not mapped. */
-	c->stack2_top = (size_t)n < local.iov_len ? r12 + (uint64_t)n : 0;
-	sp->stats.go_vdso_copies++;
+	if (found && copy_stack2(sp, c, r12))
+		sp->stats.go_vdso_copies++;
+}
+
+/* The registers a signal interrupted, from its frame's ucontext
+ * (G, its uc_mcontext.gregs), into R. */
+static void regs_of_frame(struct user_regs_struct *r, const greg_t *g)
+{
+	r->r8 = (uint64_t)g[REG_R8];
+	r->r9 = (uint64_t)g[REG_R9];
+	r->r10 = (uint64_t)g[REG_R10];
+	r->r11 = (uint64_t)g[REG_R11];
+	r->r12 = (uint64_t)g[REG_R12];
+	r->r13 = (uint64_t)g[REG_R13];
+	r->r14 = (uint64_t)g[REG_R14];
+	r->r15 = (uint64_t)g[REG_R15];
+	r->rdi = (uint64_t)g[REG_RDI];
+	r->rsi = (uint64_t)g[REG_RSI];
+	r->rbp = (uint64_t)g[REG_RBP];
+	r->rbx = (uint64_t)g[REG_RBX];
+	r->rdx = (uint64_t)g[REG_RDX];
+	r->rax = (uint64_t)g[REG_RAX];
+	r->rcx = (uint64_t)g[REG_RCX];
+	r->rsp = (uint64_t)g[REG_RSP];
+	r->rip = (uint64_t)g[REG_RIP];
+	r->eflags = (uint64_t)g[REG_EFL];
+	/* Not in a system call: one the signal broke into has returned
+	 * or been set to restart (rip back on the syscall instruction). */
+	r->orig_rax = (unsigned long long)-1;
 }
 
 /* Is C's thread stopped where a signal handler starts, the kernel having
@@ -520,28 +554,49 @@ static bool handler_entry(struct sampler *sp, struct target *tgt, struct capture
 	if (!capture_read(c, r->rsp, &ret, sizeof(ret)) || !(mp = maps_find(&tgt->maps, ret)) ||
 	    !mp->exec || !capture_read(c, at, g, sizeof(g)) || !maps_is_sigreturn(&tgt->maps, ret))
 		return false;
-	r->r8 = (uint64_t)g[REG_R8];
-	r->r9 = (uint64_t)g[REG_R9];
-	r->r10 = (uint64_t)g[REG_R10];
-	r->r11 = (uint64_t)g[REG_R11];
-	r->r12 = (uint64_t)g[REG_R12];
-	r->r13 = (uint64_t)g[REG_R13];
-	r->r14 = (uint64_t)g[REG_R14];
-	r->r15 = (uint64_t)g[REG_R15];
-	r->rdi = (uint64_t)g[REG_RDI];
-	r->rsi = (uint64_t)g[REG_RSI];
-	r->rbp = (uint64_t)g[REG_RBP];
-	r->rbx = (uint64_t)g[REG_RBX];
-	r->rdx = (uint64_t)g[REG_RDX];
-	r->rax = (uint64_t)g[REG_RAX];
-	r->rcx = (uint64_t)g[REG_RCX];
-	r->rsp = (uint64_t)g[REG_RSP];
-	r->rip = (uint64_t)g[REG_RIP];
-	r->eflags = (uint64_t)g[REG_EFL];
-	/* Not in a system call: one the signal broke into has returned
-	 * or been set to restart (rip back on the syscall instruction). */
-	r->orig_rax = (unsigned long long)-1;
+	regs_of_frame(r, g);
 	sp->stats.handler_entries++;
+	return true;
+}
+
+/* Is C's thread stopped in a sigreturn trampoline, its handler returned:
+ * on the trampoline's first instruction (mov $15,%rax) or on its
+ * syscall?  The kernel's frame is then at SP, the trampoline's address
+ * popped: its ucontext first.  If so, C's sigregs become the registers
+ * the signal interrupted, which the walk goes on from, with the
+ * trampoline as the leaf (the time is the signal's return, which the
+ * interrupted code pays for), and true is returned.
+ *
+ * Only the kernel's frame says where the thread goes back to.  glibc's
+ * __restore_rt has CFI that says so, but Go's runtime.sigreturn has CFI
+ * of an ordinary function (return address at SP): a walk by it reads
+ * the ucontext's flags as a return address and fails.  Such a stop is
+ * rare (an interrupt or a fault on those two instructions: a page of
+ * code faulted in, a tick); one failed stack in 2028 samples of
+ * tests/targets/lang/sieve.go in CI was one.
+ * tests/targets/sigtramp.c makes them common.  Go's handlers run on a
+ * stack of their own, so the interrupted stack is copied as well if it
+ * is not in the copy. */
+static bool in_sigreturn(struct sampler *sp, struct target *tgt, struct capture *c)
+{
+	uint64_t rip = c->regs.rip, at = c->regs.rsp + offsetof(ucontext_t, uc_mcontext.gregs);
+	const struct mapping *mp = maps_find(&tgt->maps, rip);
+	uint64_t head[2], w;
+	greg_t g[NGREG];
+
+	/* The kernel writes uc_flags (a few bits) and a null uc_link:
+	 * most stacks fail this before the code is looked at. */
+	if (!mp || !mp->exec || !capture_read(c, c->regs.rsp, head, sizeof(head)) ||
+	    head[0] > 0xff || head[1] != 0 || !capture_read(c, at, g, sizeof(g)))
+		return false;
+	if (!maps_is_sigreturn(&tgt->maps, rip) &&
+	    !(rip - mp->start >= SIGRETURN_SYSCALL && maps_is_sigreturn(&tgt->maps, rip - SIGRETURN_SYSCALL)))
+		return false;
+	regs_of_frame(&c->sigregs, g);
+	c->sigret = true;
+	if (!capture_read(c, c->sigregs.rsp, &w, sizeof(w)))
+		copy_stack2(sp, c, c->sigregs.rsp);
+	sp->stats.sigreturn_stops++;
 	return true;
 }
 
@@ -625,10 +680,12 @@ static struct capture *capture_thread(void *arg, struct thread *t)
 	/* No second stack yet: capture_read() must not find the words of
 	 * an earlier sample's in this capture. */
 	c->stack2_len = 0;
+	c->sigret = false;
 	copy_stack(sp, tgt, c);
 	if (handler_entry(sp, tgt, c) && !capture_read(c, c->regs.rsp, &w, sizeof(w)))
 		copy_stack(sp, tgt, c);
-	copy_go_stack(sp, tgt, c);
+	if (!in_sigreturn(sp, tgt, c))
+		copy_go_stack(sp, tgt, c);
 	sp->ncaps++;
 	return c;
 }

@@ -69,6 +69,8 @@ struct sampler_stats {
 	uint64_t unwind_complete, unwind_truncated, unwind_failed;
 	uint64_t handler_entries;       /* stops where a signal handler starts,
 	                                 * taken where the signal came */
+	uint64_t sigreturn_stops;       /* stops in a sigreturn trampoline,
+	                                 * unwound through its signal frame */
 	uint64_t go_vdso_copies;        /* stops in the vDSO under Go, whose
 	                                 * goroutine's stack was copied too */
 	uint64_t frames;                /* sum of frames over samples */

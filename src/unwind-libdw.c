@@ -370,12 +370,19 @@ static enum unwind_result ld_walk(void *state, const struct capture *c,
 	for (tries = 0; tries < 2; tries++) {
 		/* The leaf may be in code loaded since the maps were read. */
 		maps_find_code(st->maps, c->regs.rip);
+		if (c->sigret)
+			maps_find_code(st->maps, c->sigregs.rip);
 		sync_modules(st);
 		st->cap = c;
 		st->regs = c->regs;
 		st->pcs = pcs;
 		st->max = max;
 		st->n = 0;
+		/* In a sigreturn trampoline (see unwind-libunwind.c). */
+		if (c->sigret && max > 1) {
+			pcs[st->n++] = c->regs.rip;
+			st->regs = c->sigregs;
+		}
 		st->beyond_snapshot = st->truncated = st->bad_sp = st->go_top = false;
 		st->again = st->preempt = false;
 		st->last_sp = 0;
@@ -397,7 +404,7 @@ static enum unwind_result ld_walk(void *state, const struct capture *c,
 	}
 	if (st->n == 0)
 		pcs[st->n++] = c->regs.rip;
-	if (ret != 0 && st->n == 1 && !st->truncated && !st->go_top)
+	if (ret != 0 && st->n == 1 && !st->truncated && !st->go_top && !c->sigret)
 		ret = leaf_walk(st, c, ret);
 	if (st->truncated)
 		res = UNWIND_TRUNCATED;

@@ -553,13 +553,17 @@ static enum unwind_result lu_walk(void *state, const struct capture *c,
 	st->cap = c;
 	st->cfi_mod = NULL;
 	st->regs = c->regs;
+	/* In a sigreturn trampoline: its frame is the kernel's, and the
+	 * walk goes on from the registers the signal interrupted (capture.h). */
+	if (c->sigret && max > 1) {
+		pcs[n++] = c->regs.rip;
+		st->regs = c->sigregs;
+	}
 	st->beyond_snapshot = false;
 	*fp = 0;
 	in_unwind = true;
-	if (unw_init_remote(&cursor, st->as, st) < 0) {
-		pcs[n++] = c->regs.rip;
+	if (unw_init_remote(&cursor, st->as, st) < 0)
 		goto out;
-	}
 	for (;;) {
 		const struct debug_cfi *dc;
 		const struct mapping *mp;
