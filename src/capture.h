@@ -36,6 +36,9 @@ struct capture {
 	size_t stack2_len;
 	uint64_t stack2_top;            /* where the memory after sp2 ends, 0
 	                                 * if the copy was cut short first */
+	bool at_handler;                /* stopped where a handler starts,
+	                                 * taken where its signal came
+	                                 * (sampler.c, handler_entry()) */
 	/* Stopped in a sigreturn trampoline, its handler returned
 	 * (sampler.c, in_sigreturn()): the trampoline's frame is the
 	 * kernel's, and the walk goes on from the registers the signal

@@ -555,6 +555,7 @@ static bool handler_entry(struct sampler *sp, struct target *tgt, struct capture
 	    !mp->exec || !capture_read(c, at, g, sizeof(g)) || !maps_is_sigreturn(&tgt->maps, ret))
 		return false;
 	regs_of_frame(r, g);
+	c->at_handler = true;
 	sp->stats.handler_entries++;
 	return true;
 }
@@ -680,7 +681,7 @@ static struct capture *capture_thread(void *arg, struct thread *t)
 	/* No second stack yet: capture_read() must not find the words of
 	 * an earlier sample's in this capture. */
 	c->stack2_len = 0;
-	c->sigret = false;
+	c->sigret = c->at_handler = false;
 	copy_stack(sp, tgt, c);
 	if (handler_entry(sp, tgt, c) && !capture_read(c, c->regs.rsp, &w, sizeof(w)))
 		copy_stack(sp, tgt, c);
@@ -1017,8 +1018,10 @@ static void unwind_captures(struct sampler *sp)
 		 * before it ran, it has -1 for the call; taken after it ran a
 		 * few instructions towards the call of its start function
 		 * (test, branch, align the stack: 17 bytes in glibc 2.36's
-		 * clone3), it is within CLONE_CHILD_SPAN of where it started. */
-		if (res == UNWIND_FAILED && n == 1 && c->regs.rax == 0 &&
+		 * clone3), it is within CLONE_CHILD_SPAN of where it started.
+		 * Not a stop taken where a signal came: the registers are
+		 * those of code that ran, after any call that returned 0. */
+		if (res == UNWIND_FAILED && n == 1 && c->regs.rax == 0 && !c->at_handler &&
 		    (c->regs.orig_rax == SYS_clone || c->regs.orig_rax == SYS_clone3 ||
 		     (c->start_ip && c->regs.rip - c->start_ip < CLONE_CHILD_SPAN) ||
 		     (c->regs.orig_rax == (unsigned long long)-1 &&
