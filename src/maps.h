@@ -53,11 +53,13 @@ struct module {
 	bool loaded;                    /* has been seen mapped; then: */
 	uint64_t bias;                  /* its load bias when last seen */
 	/* Go's top frames, its runtime.asyncPreempt and its callers of the
-	 * vDSO, by ELF address [start, end) (unwind.c). */
+	 * vDSO, by ELF address [start, end), and its runtime.sigreturn
+	 * (unwind.c). */
 	bool go_top_read;
 	uint64_t (*go_top)[2];
 	size_t ngo_top;
 	uint64_t go_preempt[2];
+	uint64_t go_sigreturn;
 	uint64_t go_vdso[4][2];
 	size_t ngo_vdso;
 	/* Its _init and _fini, code with no CFI (unwind.c). */

@@ -27,7 +27,6 @@
 #include <sys/sysinfo.h>
 #include <sys/timerfd.h>
 #include <sys/syscall.h>
-#include <sys/ucontext.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -44,6 +43,12 @@
  * address into Go's caller of it (copy_go_stack()): the vDSO's frames are
  * a few words. */
 #define VDSO_SCAN 256
+/* How far above SP a stop in Go's code is looked at for the kernel's
+ * frame of a signal handler (copy_go_interrupted()).  Stops in Go 1.19's
+ * handlers found it 48-544 bytes up under its preemption signal, 1240
+ * under SIGPROF (its profiler's traceback); looking through 4096 bytes
+ * where it is not costs some 0.2 us a sample here. */
+#define GO_SIGFRAME_SCAN 4096
 /* The unit in which a goroutine's stack is copied (copy_go_stack()). */
 #define GO_STACK_PAGE 4096ULL
 /* Bytes below the stack pointer a function may use without moving it (the
@@ -488,33 +493,6 @@ static void copy_go_stack(struct sampler *sp, struct target *tgt, struct capture
 		sp->stats.go_vdso_copies++;
 }
 
-/* The registers a signal interrupted, from its frame's ucontext
- * (G, its uc_mcontext.gregs), into R. */
-static void regs_of_frame(struct user_regs_struct *r, const greg_t *g)
-{
-	r->r8 = (uint64_t)g[REG_R8];
-	r->r9 = (uint64_t)g[REG_R9];
-	r->r10 = (uint64_t)g[REG_R10];
-	r->r11 = (uint64_t)g[REG_R11];
-	r->r12 = (uint64_t)g[REG_R12];
-	r->r13 = (uint64_t)g[REG_R13];
-	r->r14 = (uint64_t)g[REG_R14];
-	r->r15 = (uint64_t)g[REG_R15];
-	r->rdi = (uint64_t)g[REG_RDI];
-	r->rsi = (uint64_t)g[REG_RSI];
-	r->rbp = (uint64_t)g[REG_RBP];
-	r->rbx = (uint64_t)g[REG_RBX];
-	r->rdx = (uint64_t)g[REG_RDX];
-	r->rax = (uint64_t)g[REG_RAX];
-	r->rcx = (uint64_t)g[REG_RCX];
-	r->rsp = (uint64_t)g[REG_RSP];
-	r->rip = (uint64_t)g[REG_RIP];
-	r->eflags = (uint64_t)g[REG_EFL];
-	/* Not in a system call: one the signal broke into has returned
-	 * or been set to restart (rip back on the syscall instruction). */
-	r->orig_rax = (unsigned long long)-1;
-}
-
 /* Is C's thread stopped where a signal handler starts, the kernel having
  * just set up its frame: the return address at SP is a sigreturn
  * trampoline (__restore_rt, Go's runtime.sigreturn) and the handler has
@@ -541,20 +519,19 @@ static void regs_of_frame(struct user_regs_struct *r, const greg_t *g)
  * code it interrupted. */
 static bool handler_entry(struct sampler *sp, struct target *tgt, struct capture *c)
 {
-	struct user_regs_struct *r = &c->regs;
-	uint64_t at = r->rsp + sizeof(uint64_t) + offsetof(ucontext_t, uc_mcontext.gregs);
+	struct user_regs_struct r = c->regs;
 	const struct mapping *mp;
-	greg_t g[NGREG];
 	uint64_t ret;
 
 	/* The word at SP is most often no code address: looked up as one,
 	 * it would have the maps read again, in the stop (33 us a sample
 	 * more at 999 Hz on bench/workload.c).  Only code already mapped is
 	 * checked. */
-	if (!capture_read(c, r->rsp, &ret, sizeof(ret)) || !(mp = maps_find(&tgt->maps, ret)) ||
-	    !mp->exec || !capture_read(c, at, g, sizeof(g)) || !maps_is_sigreturn(&tgt->maps, ret))
+	if (!capture_read(c, r.rsp, &ret, sizeof(ret)) || !(mp = maps_find(&tgt->maps, ret)) ||
+	    !mp->exec || !unwind_sigframe_regs(c, r.rsp + sizeof(ret), &r) ||
+	    !maps_is_sigreturn(&tgt->maps, ret))
 		return false;
-	regs_of_frame(r, g);
+	c->regs = r;
 	c->at_handler = true;
 	sp->stats.handler_entries++;
 	return true;
@@ -580,25 +557,64 @@ static bool handler_entry(struct sampler *sp, struct target *tgt, struct capture
  * is not in the copy. */
 static bool in_sigreturn(struct sampler *sp, struct target *tgt, struct capture *c)
 {
-	uint64_t rip = c->regs.rip, at = c->regs.rsp + offsetof(ucontext_t, uc_mcontext.gregs);
+	uint64_t rip = c->regs.rip;
 	const struct mapping *mp = maps_find(&tgt->maps, rip);
 	uint64_t head[2], w;
-	greg_t g[NGREG];
 
 	/* The kernel writes uc_flags (a few bits) and a null uc_link:
 	 * most stacks fail this before the code is looked at. */
 	if (!mp || !mp->exec || !capture_read(c, c->regs.rsp, head, sizeof(head)) ||
-	    head[0] > 0xff || head[1] != 0 || !capture_read(c, at, g, sizeof(g)))
+	    head[0] > 0xff || head[1] != 0)
 		return false;
 	if (!maps_is_sigreturn(&tgt->maps, rip) &&
 	    !(rip - mp->start >= SIGRETURN_SYSCALL && maps_is_sigreturn(&tgt->maps, rip - SIGRETURN_SYSCALL)))
 		return false;
-	regs_of_frame(&c->sigregs, g);
+	c->sigregs = c->regs;
+	if (!unwind_sigframe_regs(c, c->regs.rsp, &c->sigregs))
+		return false;
 	c->sigret = true;
 	if (!capture_read(c, c->sigregs.rsp, &w, sizeof(w)))
 		copy_stack2(sp, c, c->sigregs.rsp);
 	sp->stats.sigreturn_stops++;
 	return true;
+}
+
+/* Go runs a signal handler on a stack of its own (the thread's gsignal),
+ * and the kernel's frame for it is at that stack's top, above the
+ * handler's frames: runtime.sigreturn's address (where the handler
+ * returns to), then the ucontext.  A stop in a handler (Go's preemption
+ * signal, some thousands a second in a busy program; SIGPROF under Go's
+ * own profiler) had the interrupted goroutine's frames on a stack not
+ * copied, and its stack ended at runtime.sigreturn: 0.3-0.4% of
+ * tests/targets/lang/preempt.go's time.  So in a Go module's code whose
+ * runtime.sigreturn is known (its symbols read by the unwinder, outside
+ * any stop), the first GO_SIGFRAME_SCAN bytes of the copy are looked
+ * through for that address; where it is, and the interrupted SP is
+ * outside the copy, the stack there is copied too (copy_stack2()).  The
+ * unwinders step through the frame (unwind_sigframe_regs()). */
+static void copy_go_interrupted(struct sampler *sp, struct target *tgt, struct capture *c)
+{
+	const struct mapping *mp = maps_find(&tgt->maps, c->regs.rip);
+	const struct module *mod = mp && mp->exec ? maps_module(&tgt->maps, mp->module) : NULL;
+	uint64_t ret = unwind_go_sigreturn(mod), w;
+	struct user_regs_struct r;
+	size_t off, end;
+
+	if (!ret || c->stack2_len || c->regs.rsp < c->sp || c->regs.rsp - c->sp >= c->stack_len)
+		return;
+	ret += mp->bias;
+	off = (size_t)(c->regs.rsp - c->sp);
+	end = c->stack_len - off > GO_SIGFRAME_SCAN ? off + GO_SIGFRAME_SCAN : c->stack_len;
+	for (; off + sizeof(w) <= end; off += sizeof(w)) {
+		memcpy(&w, c->stack + off, sizeof(w));
+		if (w != ret)
+			continue;
+		r = c->regs;
+		if (unwind_sigframe_regs(c, c->sp + off + sizeof(w), &r) &&
+		    !capture_read(c, r.rsp, &w, sizeof(w)) && copy_stack2(sp, c, r.rsp))
+			sp->stats.go_handler_copies++;
+		return;
+	}
 }
 
 /* The session's callback: the thread is stopped; take only what must be
@@ -685,8 +701,10 @@ static struct capture *capture_thread(void *arg, struct thread *t)
 	copy_stack(sp, tgt, c);
 	if (handler_entry(sp, tgt, c) && !capture_read(c, c->regs.rsp, &w, sizeof(w)))
 		copy_stack(sp, tgt, c);
-	if (!in_sigreturn(sp, tgt, c))
+	if (!in_sigreturn(sp, tgt, c)) {
 		copy_go_stack(sp, tgt, c);
+		copy_go_interrupted(sp, tgt, c);
+	}
 	sp->ncaps++;
 	return c;
 }

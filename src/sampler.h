@@ -71,6 +71,8 @@ struct sampler_stats {
 	                                 * taken where the signal came */
 	uint64_t sigreturn_stops;       /* stops in a sigreturn trampoline,
 	                                 * unwound through its signal frame */
+	uint64_t go_handler_copies;     /* stops in a Go signal handler, whose
+	                                 * interrupted stack was copied too */
 	uint64_t go_vdso_copies;        /* stops in the vDSO under Go, whose
 	                                 * goroutine's stack was copied too */
 	uint64_t frames;                /* sum of frames over samples */

@@ -272,7 +272,7 @@ static int ld_frame(Dwfl_Frame *frame, void *arg)
 	struct module *mod;
 	Dwarf_Addr pc;
 	Dwarf_Word sp, r12;
-	bool activation = false;
+	bool activation = false, tramp;
 
 	if (!dwfl_frame_pc(frame, &pc, &activation))
 		return DWARF_CB_ABORT;
@@ -299,11 +299,16 @@ static int ld_frame(Dwfl_Frame *frame, void *arg)
 	/* libdw calls the trampoline a handler returns to a plain caller
 	 * frame; its PC is the trampoline's first instruction (see
 	 * unwind-libunwind.c). */
-	if (!activation && maps_is_sigreturn(st->maps, pc))
-		activation = true;
-	st->pcs[st->n++] = activation ? pc : pc - 1;
+	tramp = maps_is_sigreturn(st->maps, pc);
+	st->pcs[st->n++] = activation || tramp ? pc : pc - 1;
 	if (st->n >= st->max) {
 		st->truncated = true;
+		return DWARF_CB_ABORT;
+	}
+	/* The kernel's frame is at SP (see unwind-libunwind.c): the walk
+	 * goes on from the registers it holds. */
+	if (tramp && dwfl_frame_reg(frame, 7, &sp) == 0 && unwind_sigframe_regs(st->cap, sp, &st->regs)) {
+		st->again = true;
 		return DWARF_CB_ABORT;
 	}
 	/* The frame's module, by the PC looked up (its call's last byte). */

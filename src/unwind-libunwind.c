@@ -568,7 +568,7 @@ static enum unwind_result lu_walk(void *state, const struct capture *c,
 		const struct debug_cfi *dc;
 		const struct mapping *mp;
 		unw_word_t ip, sp, nsp;
-		bool preempt = false, on_r12 = false;
+		bool preempt = false, on_r12 = false, tramp;
 		int sig, ret;
 
 		if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 ||
@@ -591,11 +591,23 @@ static enum unwind_result lu_walk(void *state, const struct capture *c,
 		 * libunwind 1.6.2 steps through the frame correctly, but its
 		 * unw_is_signal_frame() does not report it for a remote
 		 * cursor, so the code is checked as well. */
-		sig = maps_is_sigreturn(st->maps, ip) || unw_is_signal_frame(&cursor) > 0;
+		tramp = maps_is_sigreturn(st->maps, ip);
+		sig = tramp || unw_is_signal_frame(&cursor) > 0;
 		pcs[n++] = exact || sig ? ip : ip - 1;
 		if (n >= max) {
 			res = UNWIND_TRUNCATED;
 			break;
+		}
+		/* A handler returns to the trampoline with the kernel's frame
+		 * at SP, and only that frame says where the thread goes back
+		 * to: Go's runtime.sigreturn has the CFI of an ordinary
+		 * function.  The walk goes on from the registers it holds,
+		 * the interrupted PC exact. */
+		if (tramp && unwind_sigframe_regs(c, sp, &st->regs)) {
+			if (unw_init_remote(&cursor, st->as, st) < 0)
+				break;
+			exact = true;
+			continue;
 		}
 		/* Code outside any file (a JIT's) has no CFI: libunwind
 		 * would guess by frame pointer unchecked.  A leaf may have

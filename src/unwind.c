@@ -1,9 +1,12 @@
 /* unwind.c - the unwinder backends, by name; see unwind.h. */
+#define _GNU_SOURCE
 #include "unwind.h"
 #include "util.h"
 
 #include <gelf.h>
+#include <stddef.h>
 #include <string.h>
+#include <ucontext.h>
 
 static const struct unwinder_ops *const backends[] = {
 	&unwinder_libunwind,
@@ -127,6 +130,12 @@ static void read_go_top_frames(struct module *mod)
 			if (!gelf_getsym(data, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
 			    !sym.st_size || !(name = elf_strptr(elf, sh.sh_link, sym.st_name)))
 				continue;
+			/* Named runtime.sigreturn__sigaction since Go 1.21. */
+			if (is_go_func(name, "runtime.sigreturn") ||
+			    is_go_func(name, "runtime.sigreturn__sigaction")) {
+				mod->go_sigreturn = sym.st_value;
+				continue;
+			}
 			if (is_go_func(name, "runtime.asyncPreempt")) {
 				mod->go_preempt[0] = sym.st_value;
 				mod->go_preempt[1] = sym.st_value + sym.st_size;
@@ -159,6 +168,39 @@ static bool go_symbols(struct module *mod)
 		return false;
 	if (!mod->go_top_read)
 		read_go_top_frames(mod);
+	return true;
+}
+
+uint64_t unwind_go_sigreturn(const struct module *mod)
+{
+	return mod && mod->go_top_read ? mod->go_sigreturn : 0;
+}
+
+bool unwind_sigframe_regs(const struct capture *c, uint64_t uc, struct user_regs_struct *r)
+{
+	greg_t g[NGREG];
+
+	if (!capture_read(c, uc + offsetof(ucontext_t, uc_mcontext.gregs), g, sizeof(g)))
+		return false;
+	r->r8 = (uint64_t)g[REG_R8];
+	r->r9 = (uint64_t)g[REG_R9];
+	r->r10 = (uint64_t)g[REG_R10];
+	r->r11 = (uint64_t)g[REG_R11];
+	r->r12 = (uint64_t)g[REG_R12];
+	r->r13 = (uint64_t)g[REG_R13];
+	r->r14 = (uint64_t)g[REG_R14];
+	r->r15 = (uint64_t)g[REG_R15];
+	r->rdi = (uint64_t)g[REG_RDI];
+	r->rsi = (uint64_t)g[REG_RSI];
+	r->rbp = (uint64_t)g[REG_RBP];
+	r->rbx = (uint64_t)g[REG_RBX];
+	r->rdx = (uint64_t)g[REG_RDX];
+	r->rax = (uint64_t)g[REG_RAX];
+	r->rcx = (uint64_t)g[REG_RCX];
+	r->rsp = (uint64_t)g[REG_RSP];
+	r->rip = (uint64_t)g[REG_RIP];
+	r->eflags = (uint64_t)g[REG_EFL];
+	r->orig_rax = (unsigned long long)-1;
 	return true;
 }
 

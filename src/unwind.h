@@ -63,6 +63,19 @@ bool unwind_go_async_preempt(struct module *mod, uint64_t vaddr);
  * caller.  Looked at as unwind_go_top_frame does. */
 bool unwind_go_vdso_caller(struct module *mod, uint64_t vaddr);
 
+/* The registers a signal interrupted, from the ucontext at UC in C's
+ * stack copies (the kernel's frame for a handler: its rt_sigframe holds
+ * the trampoline's address, then the ucontext), into *R; false if C
+ * does not hold it.  R's orig_rax is -1: a system call the signal came
+ * in has returned or been set to restart. */
+bool unwind_sigframe_regs(const struct capture *c, uint64_t uc, struct user_regs_struct *r);
+
+/* The ELF address of Go's runtime.sigreturn in MOD (the trampoline its
+ * signal handlers return to), or 0.  Go runs its handlers on a stack of
+ * their own.  Only once MOD's symbols are read (unwind_go_top_frame()
+ * reads them), which this does not do. */
+uint64_t unwind_go_sigreturn(const struct module *mod);
+
 /* Is ELF address VADDR of MOD in its _init or _fini, which have no CFI
  * (glibc's crti.o and crtn.o write none)?  0 if not; else the offset from
  * the stack pointer to the caller's: 8 before the prologue's adjustment
