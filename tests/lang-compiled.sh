@@ -397,6 +397,24 @@ preempted() {
 	}' "$folded"
 }
 
+# stacks_through FOLDED SELECT GOOD MIN IN WITH: of the time of FOLDED's
+# stacks that match the regex SELECT, at least MIN us in all, and >= 95%
+# in those that match GOOD too (IN and WITH say which, in the diag).
+stacks_through() {
+	awk -v sel="$2" -v good="$3" -v min="$4" -v in_="$5" -v with="$6" '{
+		if ($1 !~ sel)
+			next
+		all += $NF
+		if ($1 ~ good)
+			ok += $NF
+		else if (bad++ < 3)
+			print "# not " with ": " $1
+	} END {
+		printf "# %.1f ms %s, %.1f ms of it %s\n", all / 1000, in_, ok / 1000, with
+		exit !(all >= min && all > 0 && ok >= 0.95 * all)
+	}' "$1"
+}
+
 # handled UNWINDER: in preempted's profile, the stacks through Go's
 # signal handler (runtime.sigtramp): Go runs it on the thread's signal
 # stack, and the kernel's frame there (runtime.sigreturn's address, then
@@ -406,20 +424,9 @@ preempted() {
 # ...), none ending at runtime.sigreturn.  76b3596 ended all of them
 # there: 0.3-0.4% of the time (both unwinders).
 handled() {
-	awk '{
-		k = split($1, f, ";")
-		if ($1 !~ /;runtime\.sigtramp(\.abi0)?(;|$)/)
-			next
-		all += $NF
-		if (f[2] ~ /^runtime\.(goexit|mstart|rt0_go|mcall|systemstack|morestack|asmcgocall)(\.abi0)?$/)
-			good += $NF
-		else if (bad++ < 3)
-			print "# not through to a first frame: " $1
-	} END {
-		printf "# %.1f ms under runtime.sigtramp, %.1f ms of it from a first frame of a stack\n",
-			all / 1000, good / 1000
-		exit !(all > 0 && good >= 0.95 * all)
-	}' "$TMP/preempt.$1.folded"
+	stacks_through "$TMP/preempt.$1.folded" ';runtime\\.sigtramp(\\.abi0)?(;|$)' \
+		'^[^;]*;runtime\\.(goexit|mstart|rt0_go|mcall|systemstack|morestack|asmcgocall)(\\.abi0)?;' \
+		1 "under runtime.sigtramp" "from a first frame of a stack"
 }
 if build preempt go_build_preempt; then
 	check "go: under asyncPreempt the interrupted function, none where a handler starts (libunwind)" preempted libunwind
@@ -440,19 +447,9 @@ clocked() {
 	local u=$1 folded=$TMP/clock.$1.folded
 	run_ctprof "clock-$u" --unwinder="$u" -F 999 -o "$folded" -- "$TMP/clock" 3
 	is_status 0 || return 1
-	awk '{
-		if ($1 !~ /clock_gettime/)
-			next
-		all += $NF
-		if ($1 ~ /(^|;)main\.main;main\.readClock;(.*;)?(time\.now|runtime\.nanotime1(\.abi0)?);/)
-			good += $NF
-		else if (bad++ < 3)
-			print "# not through to main.main: " $1
-	} END {
-		printf "# %.1f ms in the vDSO, %.1f ms of it with main.readClock and main.main under it\n",
-			all / 1000, good / 1000
-		exit !(all >= 100000 && good >= 0.95 * all)
-	}' "$folded"
+	stacks_through "$folded" 'clock_gettime' \
+		'(^|;)main\\.main;main\\.readClock;(.*;)?(time\\.now|runtime\\.nanotime1(\\.abi0)?);' \
+		100000 "in the vDSO" "with main.readClock and main.main under it"
 }
 if build clock go_build_clock; then
 	check "go: under the vDSO, time.now or runtime.nanotime1 and their callers (libunwind)" clocked libunwind

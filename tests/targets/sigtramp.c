@@ -70,21 +70,12 @@ __asm__(".pushsection .text.sigtramp,\"ax\",@progbits\n"
 	".balign 4096\n"
 	".popsection\n");
 
-static volatile unsigned long handled, sink;
+static volatile unsigned long handled;
 
 static void on_usr1(int sig)
 {
 	(void)sig;
 	handled++;
-}
-
-__attribute__((noinline)) static unsigned long arith(unsigned long x)
-{
-	int i;
-
-	for (i = 0; i < 200; i++)
-		x = x * 6364136223846793005UL + 1442695040888963407UL;
-	return x;
 }
 
 __attribute__((noinline)) static void send_one(pid_t pid, pid_t tid)
@@ -128,7 +119,6 @@ int main(int argc, char **argv)
 				perror("sigtramp: madvise");
 				return 1;
 			}
-			sink = arith(sink);
 		}
 	printf("sigtramp: %lu signals, %lu handled\n", n, handled);
 	return handled == n ? 0 : 1;
