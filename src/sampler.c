@@ -585,7 +585,7 @@ static bool in_sigreturn(struct sampler *sp, struct target *tgt, struct capture 
  * returns to), then the ucontext.  A stop in a handler (Go's preemption
  * signal, some thousands a second in a busy program; SIGPROF under Go's
  * own profiler) had the interrupted goroutine's frames on a stack not
- * copied, and its stack ended at runtime.sigreturn: 0.3-0.4% of
+ * copied, and its stack ended at runtime.sigreturn: 0.37% of
  * tests/targets/lang/preempt.go's time.  So in a Go module's code whose
  * runtime.sigreturn is known (its symbols read by the unwinder, outside
  * any stop), the first GO_SIGFRAME_SCAN bytes of the copy are looked
