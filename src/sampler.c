@@ -17,6 +17,7 @@
 #include <asm/unistd.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <poll.h>
 #include <stdio.h>
 #include <sched.h>
@@ -777,6 +778,18 @@ static void note_thread(struct sampler *sp, pid_t pid, pid_t tid)
 		snprintf(sp->names[sp->nnames].name, sizeof(sp->names[0].name),
 			 tid == EXITED_TID ? "[exited]" : "?");
 	sp->nnames++;
+}
+
+/* The heap memory of the names, as stacks_bytes counts it. */
+static size_t names_bytes(const struct sampler *sp)
+{
+	size_t b = 0;
+
+	if (sp->names)
+		b += malloc_usable_size(sp->names) + sizeof(size_t);
+	if (sp->name_index.slots)
+		b += malloc_usable_size(sp->name_index.slots) + sizeof(size_t);
+	return b;
 }
 
 /* A thread is named when it is first sampled, but it may be named (again)
@@ -2691,6 +2704,8 @@ int sampler_run(struct sampler *sp)
 	sp->stats.part_ns.wait_spin = s->spin_ns;
 	sp->stats.part_ns.wait_sleep = s->sleep_ns;
 	sp->stats.rss_kib = resident_kib();
+	sp->stats.heap_kib = heap_kib();
+	sp->stats.stacks_kib = (long)((stacks_bytes(&sp->stacks) + names_bytes(sp)) / 1024);
 	sp->stats.helpers = sp->kick.helpers;
 	kicker_release(&sp->kick);
 	sp->kicking = false;

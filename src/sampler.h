@@ -97,6 +97,9 @@ struct sampler_stats {
 	uint64_t cpu_ns;                /* ctprof's own CPU time while sampling */
 	int fds_before;                 /* ctprof's open fds when sampling began */
 	long rss_kib;                   /* ctprof's resident memory when it ended */
+	long heap_kib;                  /* its heap in use then */
+	long stacks_kib;                /* of which the table of call chains and
+	                                 * the names of the threads sampled */
 	bool realtime;                  /* ran with SCHED_FIFO */
 };
 

@@ -2,6 +2,7 @@
 #include "stacks.h"
 #include "util.h"
 
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -124,6 +125,18 @@ uint64_t stacks_settle(struct stacks *st, pid_t pid, pid_t tid, uint64_t ns)
 		s->pending = 0;
 	}
 	return p;
+}
+
+/* Each block as malloc counts it: what it can be used for and the size
+ * word before it. */
+size_t stacks_bytes(const struct stacks *st)
+{
+	const struct stack *s;
+	size_t b = st->tab ? malloc_usable_size(st->tab) + sizeof(size_t) : 0;
+
+	stacks_for_each(st, s)
+		b += malloc_usable_size(s->frames) + sizeof(size_t);
+	return b;
 }
 
 void stacks_take(struct stacks *st, struct stacks *out)

@@ -46,6 +46,9 @@ uint64_t stacks_pending(const struct stacks *st, pid_t pid, pid_t tid);
  * is NS).  Returns their number: if 0, NS was given to none. */
 uint64_t stacks_settle(struct stacks *st, pid_t pid, pid_t tid, uint64_t ns);
 
+/* The heap memory the table holds, in bytes. */
+size_t stacks_bytes(const struct stacks *st);
+
 /* Move every sample of ST into OUT (not initialized), but for the pending
  * ones, which stay in ST to be settled: OUT then holds what was counted
  * so far, complete, and ST starts anew.  Entries of OUT may be left with

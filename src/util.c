@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -220,6 +221,13 @@ int count_open_fds(void)
 	closedir(d);
 	/* Less the one opendir used. */
 	return n - 1;
+}
+
+long heap_kib(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	return (long)((mi.uordblks + mi.hblkhd) / 1024);
 }
 
 long resident_kib(void)

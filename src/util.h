@@ -34,6 +34,9 @@ void grow_array(void **p, size_t *cap, size_t need, size_t elem);
 
 /* This process's resident memory now, in KiB (0 if unknown). */
 long resident_kib(void);
+/* Bytes malloc holds in use (all arenas, mmapped blocks included), in KiB:
+ * unlike the resident size, not what freed memory kept it. */
+long heap_kib(void);
 
 /* How many file descriptors this process has open. */
 int count_open_fds(void);
