@@ -73,6 +73,9 @@ struct sampler_stats {
 	                                 * unwound through its signal frame */
 	uint64_t go_handler_copies;     /* stops in a Go signal handler, whose
 	                                 * interrupted stack was copied too */
+	uint64_t alt_handler_copies;    /* stops in another handler on a stack
+	                                 * of its own, whose interrupted stack
+	                                 * was copied too */
 	uint64_t go_vdso_copies;        /* stops in the vDSO under Go, whose
 	                                 * goroutine's stack was copied too */
 	uint64_t frames;                /* sum of frames over samples */

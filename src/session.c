@@ -390,6 +390,7 @@ static void handle_status(struct session *s, pid_t tid, int status)
 	switch (event) {
 	case 0:
 		/* Signal-delivery stop: sample if asked, deliver the signal. */
+		t->signaled = true;
 		c = take_sample(s, t);
 		resume_sampled(s, t, sig, c);
 		if (sig != SIGTRAP)

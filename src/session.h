@@ -40,6 +40,8 @@ struct thread {
 	uint64_t interrupt_ns;
 	uint64_t start_ip;      /* a thread made by clone: the PC it starts
 	                         * at, its creator's at the clone (0: unknown) */
+	bool signaled;          /* a signal was delivered to it: it may be
+	                         * in a handler */
 
 	/* The sampler's, for wall-clock mode and CPU-time weighting. */
 	int schedstat_fd;       /* /proc/PID/task/TID/schedstat, -1 until needed */

@@ -1,7 +1,9 @@
 #!/bin/bash
 # sigframe: the hot function runs in a signal handler.  Its callers above
 # the kernel's signal frame (run_in_handler, main) reaching cum% near 100
-# proves the unwinder steps through signal frames.
+# proves the unwinder steps through signal frames.  With "alt" the
+# handler runs on a stack of its own, malloc'd: the stacks go on into
+# main only if the thread's stack is copied too (before: none did).
 # sigburst: a worker sent SIGUSR1 every 20 us, whose handler only counts.
 # A stop that finds it at the handler's first instruction (the signal
 # delivered since the tick) is taken where the signal came: the handler
@@ -17,7 +19,7 @@
 . "$(dirname "$0")/lib.sh"
 skip_unless_ptrace
 
-plan 19
+plan 24
 run_ctprof sigframe -F 199 -- "$TARGETS/sigframe" 1.2
 check "ctprof exits with the target's status 0" is_status 0
 check "a report is printed" has_report
@@ -27,6 +29,18 @@ check "handler_hot self% >= 80" ge "$(self_pct handler_hot)" 80
 for f in on_signal run_in_handler main; do
 	check "$f cum% >= 90 (unwound through the signal frame)" ge "$(cum_pct "$f")" 90
 done
+alt_copies() {
+	sed -n 's/^profiler: unwind .*; \([0-9][0-9]*\) in another handler on a stack of its own.*/\1/p' "$OUT"
+}
+run_ctprof sigframe-alt -F 199 -v -- "$TARGETS/sigframe" 1.2 alt
+check "alt: ctprof exits with the target's status 0" is_status 0
+diag "alt: handler_hot self $(self_pct handler_hot)%; cum%: run_in_handler $(cum_pct run_in_handler)" \
+	"main $(cum_pct main); $(alt_copies) stops with the thread's stack copied too"
+check "alt: handler_hot self% >= 80" ge "$(self_pct handler_hot)" 80
+for f in run_in_handler main; do
+	check "alt: $f cum% >= 90 (the interrupted stack copied and unwound)" ge "$(cum_pct "$f")" 90
+done
+check "alt: -v counts the stops whose interrupted stack was copied" ge "$(alt_copies)" 1
 
 # handler_entries: the stops -v says were taken where the signal came.
 handler_entries() {

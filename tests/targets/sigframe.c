@@ -4,9 +4,15 @@
  * -fomit-frame-pointer: only DWARF CFI and the unwinder's knowledge of
  * signal frames get from the handler back up to main.
  *
- * usage: sigframe SECONDS */
+ * With "alt", the handler runs on a stack of its own (sigaltstack(2),
+ * SA_ONSTACK), malloc'd: the kernel's frame is at that stack's top, and
+ * raise() and main are on the thread's stack, elsewhere in memory.
+ *
+ * usage: sigframe SECONDS [alt] */
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "timeutil.h"
 
@@ -34,6 +40,15 @@ int main(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_signal };
 
 	seconds = argc > 1 ? strtod(argv[1], NULL) : 1.0;
+	if (argc > 2) {
+		stack_t ss = { .ss_sp = malloc(SIGSTKSZ * 4), .ss_size = SIGSTKSZ * 4 };
+
+		if (strcmp(argv[2], "alt") || !ss.ss_sp || sigaltstack(&ss, NULL) < 0) {
+			fprintf(stderr, "usage: sigframe SECONDS [alt]\n");
+			return 2;
+		}
+		sa.sa_flags = SA_ONSTACK;
+	}
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGUSR1, &sa, NULL);
 	run_in_handler();
