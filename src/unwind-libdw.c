@@ -46,6 +46,8 @@ struct ld_state {
 	                                 * under Go's asyncPreempt: go on
 	                                 * from the registers in regs */
 	bool preempt;                   /* the last frame was asyncPreempt */
+	bool lost_read;                 /* a read of memory failed since the
+	                                 * last frame was given (ld_walk) */
 	uint64_t last_sp;
 };
 
@@ -84,6 +86,7 @@ static bool ld_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void
 		return true;
 	if (capture_beyond(c, addr))
 		st->beyond_snapshot = true;
+	st->lost_read = true;
 	return false;
 }
 
@@ -274,6 +277,7 @@ static int ld_frame(Dwfl_Frame *frame, void *arg)
 	Dwarf_Word sp, r12;
 	bool activation = false, tramp;
 
+	st->lost_read = false;
 	if (!dwfl_frame_pc(frame, &pc, &activation))
 		return DWARF_CB_ABORT;
 	if (st->n > 0 && pc == 0)
@@ -342,7 +346,7 @@ static int ld_frame(Dwfl_Frame *frame, void *arg)
 static int walk_on(struct ld_state *st, const struct capture *c)
 {
 	st->last_sp = 0;
-	st->beyond_snapshot = st->bad_sp = st->preempt = false;
+	st->beyond_snapshot = st->bad_sp = st->preempt = st->lost_read = false;
 	return dwfl_getthread_frames(st->dwfl, c->tid, ld_frame, st);
 }
 
@@ -389,7 +393,7 @@ static enum unwind_result ld_walk(void *state, const struct capture *c,
 			st->regs = c->sigregs;
 		}
 		st->beyond_snapshot = st->truncated = st->bad_sp = st->go_top = false;
-		st->again = st->preempt = false;
+		st->again = st->preempt = st->lost_read = false;
 		st->last_sp = 0;
 		ret = st->attached ? dwfl_getthread_frames(st->dwfl, c->tid, ld_frame, st) : -1;
 		if (ret == 0 || st->truncated || st->n == 0)
@@ -411,9 +415,16 @@ static enum unwind_result ld_walk(void *state, const struct capture *c,
 		pcs[st->n++] = c->regs.rip;
 	if (ret != 0 && st->n == 1 && !st->truncated && !st->go_top && !c->sigret)
 		ret = leaf_walk(st, c, ret);
+	/* libdwfl takes a frame whose return address it cannot read for
+	 * the outermost, and ends the walk as complete: a stack cut short by
+	 * the end of its copy (all of bench/workload.c's with --stack-size=1k,
+	 * where libunwind said truncated), or one that goes on where nothing
+	 * was copied (a handler's on a stack of its own, before bfba5f9).
+	 * The outermost frames (_start, a thread's start in clone) say so in
+	 * their CFI, with no read. */
 	if (st->truncated)
 		res = UNWIND_TRUNCATED;
-	else if (ret == 0 || st->go_top)
+	else if ((ret == 0 && !st->lost_read) || st->go_top)
 		res = UNWIND_COMPLETE;
 	/* _start is the outermost frame: an executable whose _start has no
 	 * CFI saying so (node's, for one) leaves libdwfl looking for a
