@@ -71,10 +71,10 @@ fi
 # call chains and the names of the threads sampled (both grow with the
 # threads sampled: each has its own stacks), stays flat; it does not grow
 # with every thread seen.  A run three times as long sees ~18000 more
-# threads; the rest grew by 0 or 64 KiB in 8 pairs of runs, where 32 B
-# kept per thread seen adds ~560 KiB (tried: it fails).  Not RSS: that
-# holds what malloc keeps of freed memory, and the tables' doublings;
-# it grew by 6-39% from 1.5 to 4.5 s.
+# threads; the rest grew by 0 or 64 KiB in 10 pairs of runs, where one
+# malloc(8) kept per thread seen added ~700 KiB (tried: it fails).  Not
+# RSS: that holds what malloc keeps of freed memory, and the tables'
+# doublings; it grew by 6-39% from 1.5 to 4.5 s.
 heap_of() {
 	sed -n 's/.*RSS \([0-9]*\) KiB when sampling ended (heap in use \([0-9]*\) KiB, \([0-9]*\) KiB of it the call chains and thread names).*/\1 \2 \3/p' "$1"
 }
