@@ -642,10 +642,14 @@ static bool copy_go_interrupted(struct sampler *sp, struct target *tgt, struct c
  * for the thread, holds the frame itself.  Words of the first
  * ALT_SIGFRAME_SCAN bytes of the copy that fit are checked for a
  * trampoline's code; where one is, and the interrupted SP is outside the
- * copy, the stack there is copied too (copy_stack2()).  Only in a
- * thread that ctprof has seen a signal delivered to (a handler runs on
- * no other, but one running as ctprof attached), and not in Go's code
- * (copy_go_interrupted()): the search costs 0.4-0.6 us a sample. */
+ * copy, the stack there is copied too (copy_stack2()).  Not in Go's code
+ * (copy_go_interrupted()), and only in a thread that ctprof has seen a
+ * signal delivered to: the search costs 0.4-0.6 us a sample.  A handler
+ * runs in no other thread, but in one that ran it as ctprof attached: a
+ * thread found running then is looked through at its first sample, and
+ * at every one after if that found a handler's frame.  Before, attached
+ * to tests/targets/sigframe.c in the handler, every stack failed at the
+ * interrupted frame, under both unwinders. */
 static void copy_alt_interrupted(struct sampler *sp, struct target *tgt, struct thread *t,
 				 struct capture *c)
 {
@@ -653,8 +657,11 @@ static void copy_alt_interrupted(struct sampler *sp, struct target *tgt, struct 
 	struct user_regs_struct r;
 	const struct mapping *mp;
 	size_t off, end;
+	bool first = t->seized_running;
 
-	if (!t->signaled || c->stack2_len || c->regs.rsp < c->sp || c->regs.rsp - c->sp >= c->stack_len)
+	t->seized_running = false;
+	if (!(t->signaled || first) || c->stack2_len || c->regs.rsp < c->sp ||
+	    c->regs.rsp - c->sp >= c->stack_len)
 		return;
 	off = (size_t)(c->regs.rsp - c->sp);
 	end = c->stack_len - off > ALT_SIGFRAME_SCAN ? off + ALT_SIGFRAME_SCAN : c->stack_len;
@@ -677,6 +684,7 @@ static void copy_alt_interrupted(struct sampler *sp, struct target *tgt, struct 
 		mp = maps_find_code(&tgt->maps, ret);
 		if (!mp || !mp->exec || !maps_is_sigreturn(&tgt->maps, ret))
 			continue;
+		t->signaled = true;
 		r = c->regs;
 		if (unwind_sigframe_regs(c, at + sizeof(ret), &r) &&
 		    !capture_read(c, r.rsp, &ret, sizeof(ret)) && copy_stack2(sp, c, r.rsp))

@@ -682,7 +682,7 @@ static int seize_thread(struct session *s, pid_t tid)
 	if (thread_find(s, tid))
 		return 0;
 	if (ptrace(PTRACE_SEIZE, tid, 0, seize_options(s)) == 0) {
-		thread_add(s, s->procs[0], tid);
+		thread_add(s, s->procs[0], tid)->seized_running = true;
 		return 0;
 	}
 	if (errno == ESRCH)

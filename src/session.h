@@ -42,6 +42,8 @@ struct thread {
 	                         * at, its creator's at the clone (0: unknown) */
 	bool signaled;          /* a signal was delivered to it: it may be
 	                         * in a handler */
+	bool seized_running;    /* found running when ctprof attached: it
+	                         * may have been in a handler already */
 
 	/* The sampler's, for wall-clock mode and CPU-time weighting. */
 	int schedstat_fd;       /* /proc/PID/task/TID/schedstat, -1 until needed */

@@ -3,7 +3,8 @@
 # the kernel's signal frame (run_in_handler, main) reaching cum% near 100
 # proves the unwinder steps through signal frames.  With "alt" the
 # handler runs on a stack of its own, malloc'd: the stacks go on into
-# main only if the thread's stack is copied too (before: none did).
+# main only if the thread's stack is copied too (before: none did), also
+# when ctprof attaches with the handler running.
 # sigburst: a worker sent SIGUSR1 every 20 us, whose handler only counts.
 # A stop that finds it at the handler's first instruction (the signal
 # delivered since the tick) is taken where the signal came: the handler
@@ -19,7 +20,7 @@
 . "$(dirname "$0")/lib.sh"
 skip_unless_ptrace
 
-plan 24
+plan 28
 run_ctprof sigframe -F 199 -- "$TARGETS/sigframe" 1.2
 check "ctprof exits with the target's status 0" is_status 0
 check "a report is printed" has_report
@@ -41,6 +42,32 @@ for f in run_in_handler main; do
 	check "alt: $f cum% >= 90 (the interrupted stack copied and unwound)" ge "$(cum_pct "$f")" 90
 done
 check "alt: -v counts the stops whose interrupted stack was copied" ge "$(alt_copies)" 1
+
+# Attached while the thread runs in that handler: ctprof saw no signal
+# delivered, yet the stacks go on into main (before: every one failed at
+# the interrupted frame, raise's).  In the handler, SIGUSR1 (10) is
+# blocked.
+in_usr1_handler() {
+	local blk
+	blk=$(awk '$1 == "SigBlk:" { print $2 }' "/proc/$1/status" 2>/dev/null)
+	[ -n "$blk" ] && (((0x$blk >> 9) & 1))
+}
+"$TARGETS/sigframe" 4 alt &
+tpid=$!
+bg_started "$tpid"
+if wait_for in_usr1_handler "$tpid"; then
+	run_ctprof sigframe-alt-attach -F 199 -v -d 1.5 -p "$tpid"
+	check "alt, attached: ctprof exits 0" is_status 0
+	diag "alt, attached: main cum $(cum_pct main)%; $(alt_copies) stops with the thread's stack copied too"
+	check "alt, attached: main cum% >= 90" ge "$(cum_pct main)" 90
+	check "alt, attached: -v counts the stops whose interrupted stack was copied" ge "$(alt_copies)" 1
+	wait_child "$tpid"
+	check "alt, attached: the target exits 0 when done (status $RC)" [ "$RC" = 0 ]
+else
+	for _ in 1 2 3 4; do
+		not_ok "alt, attached: sigframe never ran its handler"
+	done
+fi
 
 # handler_entries: the stops -v says were taken where the signal came.
 handler_entries() {
