@@ -649,7 +649,9 @@ static bool copy_go_interrupted(struct sampler *sp, struct target *tgt, struct c
  * thread found running then is looked through at its first sample, and
  * at every one after if that found a handler's frame.  Before, attached
  * to tests/targets/sigframe.c in the handler, every stack failed at the
- * interrupted frame, under both unwinders. */
+ * interrupted frame, under both unwinders.  A frame whose interrupted SP
+ * is in the copy, above it, is of a signal that came in a handler on the
+ * same stack: the search goes on from there for the outer handler's. */
 static void copy_alt_interrupted(struct sampler *sp, struct target *tgt, struct thread *t,
 				 struct capture *c)
 {
@@ -686,10 +688,20 @@ static void copy_alt_interrupted(struct sampler *sp, struct target *tgt, struct 
 			continue;
 		t->signaled = true;
 		r = c->regs;
-		if (unwind_sigframe_regs(c, at + sizeof(ret), &r) &&
-		    !capture_read(c, r.rsp, &ret, sizeof(ret)) && copy_stack2(sp, c, r.rsp))
-			sp->stats.alt_handler_copies++;
-		return;
+		if (!unwind_sigframe_regs(c, at + sizeof(ret), &r))
+			return;
+		if (!capture_read(c, r.rsp, &ret, sizeof(ret))) {
+			if (copy_stack2(sp, c, r.rsp))
+				sp->stats.alt_handler_copies++;
+			return;
+		}
+		/* The signal came in a handler on the same stack: its frame
+		 * is higher up, above the SP this one interrupted
+		 * (tests/targets/sigframe.c, "alt nested"). */
+		if (r.rsp <= at + sizeof(ret))
+			return;
+		off = (size_t)(r.rsp - c->sp) - sizeof(w[0]);
+		end = c->stack_len - off > ALT_SIGFRAME_SCAN ? off + ALT_SIGFRAME_SCAN : c->stack_len;
 	}
 }
 

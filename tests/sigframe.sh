@@ -4,7 +4,8 @@
 # proves the unwinder steps through signal frames.  With "alt" the
 # handler runs on a stack of its own, malloc'd: the stacks go on into
 # main only if the thread's stack is copied too (before: none did), also
-# when ctprof attaches with the handler running.
+# when ctprof attaches with the handler running, and through a second
+# handler's frame below the first's on that stack.
 # sigburst: a worker sent SIGUSR1 every 20 us, whose handler only counts.
 # A stop that finds it at the handler's first instruction (the signal
 # delivered since the tick) is taken where the signal came: the handler
@@ -20,7 +21,7 @@
 . "$(dirname "$0")/lib.sh"
 skip_unless_ptrace
 
-plan 28
+plan 32
 run_ctprof sigframe -F 199 -- "$TARGETS/sigframe" 1.2
 check "ctprof exits with the target's status 0" is_status 0
 check "a report is printed" has_report
@@ -42,6 +43,19 @@ for f in run_in_handler main; do
 	check "alt: $f cum% >= 90 (the interrupted stack copied and unwound)" ge "$(cum_pct "$f")" 90
 done
 check "alt: -v counts the stops whose interrupted stack was copied" ge "$(alt_copies)" 1
+
+# Nested: the hot loop in SIGUSR2's handler, raised in SIGUSR1's, both
+# on the signal stack.  The inner frame's interrupted stack is the signal
+# stack itself; only the outer's goes on into main (before: every stack
+# failed there).
+run_ctprof sigframe-nested -F 199 -v -- "$TARGETS/sigframe" 1.2 alt nested
+check "nested: ctprof exits with the target's status 0" is_status 0
+diag "nested: handler_hot self $(self_pct handler_hot)%; cum%: on_signal $(cum_pct on_signal)" \
+	"main $(cum_pct main); $(alt_copies) stops with the thread's stack copied too"
+check "nested: handler_hot self% >= 80" ge "$(self_pct handler_hot)" 80
+for f in on_signal main; do
+	check "nested: $f cum% >= 90 (through both frames)" ge "$(cum_pct "$f")" 90
+done
 
 # Attached while the thread runs in that handler: ctprof saw no signal
 # delivered, yet the stacks go on into main (before: every one failed at

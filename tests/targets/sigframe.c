@@ -8,7 +8,12 @@
  * SA_ONSTACK), malloc'd: the kernel's frame is at that stack's top, and
  * raise() and main are on the thread's stack, elsewhere in memory.
  *
- * usage: sigframe SECONDS [alt] */
+ * With "alt nested", SIGUSR1's handler raises SIGUSR2, whose handler
+ * (on the same stack, below the first's frames) runs the hot loop: two
+ * kernel frames on the signal stack, the outer one's interrupted stack
+ * the thread's.
+ *
+ * usage: sigframe SECONDS [alt [nested]] */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,9 +28,20 @@ __attribute__((noinline)) static unsigned long handler_hot(void)
 	return SPIN_FOR(seconds, 17);
 }
 
-__attribute__((noinline)) static void on_signal(int sig)
+static int nested;
+
+__attribute__((noinline)) static void on_inner_signal(int sig)
 {
 	handler_hot();
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) static void on_signal(int sig)
+{
+	if (nested)
+		raise(SIGUSR2);
+	else
+		handler_hot();
 	__asm__ volatile("" ::: "memory");
 }
 
@@ -43,14 +59,17 @@ int main(int argc, char **argv)
 	if (argc > 2) {
 		stack_t ss = { .ss_sp = malloc(SIGSTKSZ * 4), .ss_size = SIGSTKSZ * 4 };
 
-		if (strcmp(argv[2], "alt") || !ss.ss_sp || sigaltstack(&ss, NULL) < 0) {
-			fprintf(stderr, "usage: sigframe SECONDS [alt]\n");
+		nested = argc > 3 && !strcmp(argv[3], "nested");
+		if (strcmp(argv[2], "alt") || (argc > 3 && !nested) || !ss.ss_sp || sigaltstack(&ss, NULL) < 0) {
+			fprintf(stderr, "usage: sigframe SECONDS [alt [nested]]\n");
 			return 2;
 		}
 		sa.sa_flags = SA_ONSTACK;
 	}
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGUSR1, &sa, NULL);
+	sa.sa_handler = on_inner_signal;
+	sigaction(SIGUSR2, &sa, NULL);
 	run_in_handler();
 	return 0;
 }
