@@ -68,8 +68,9 @@
  *    killed reaches the target.
  *
  * Bounds: a helper holds its CPU at most KICK_HOLD_MAX_NS per tick (less
- * at high rates: a quarter of the period), whether or not the sampler
- * comes, and twice that if the sampler has claimed the hold
+ * at high rates: a quarter of the period; more at low rates, a
+ * KICK_HOLD_SHARE-th of it up to KICK_HOLD_LONG_NS), whether or not the
+ * sampler comes, and twice that if the sampler has claimed the hold
  * (kicker_claim()) and not yet let go; a helper that is not needed for a
  * while parks on a futex and costs nothing; helpers are threads of
  * ctprof, so they die with it, SIGKILL included.
