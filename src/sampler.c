@@ -2612,6 +2612,38 @@ static void start_kicking(struct sampler *sp, uint64_t t0)
 	}
 }
 
+/* The first tick's holds.  A helper starts when its CPU is first wanted
+ * (kicker_want()) and sleeps until the tick after, so every thread's first
+ * stop was put off (put_off()), its CPU time left to its next sample: a
+ * program run for 1.6 s at 1 Hz (tests/targets/ratio3.c) had no sample
+ * at all.  The helpers of the CPUs that the target's threads run on now
+ * start a period before the first tick, which holds those CPUs as the
+ * ticks after it do (plan_holds()). */
+static void plan_first_holds(struct sampler *sp)
+{
+	struct session *s = sp->session;
+	uint64_t es;
+	int cpu;
+
+	if (!sp->kicking || sp->once)
+		return;
+	sp->here = sched_getcpu();
+	for (size_t i = 0; i < s->nthreads; i++) {
+		struct thread *t = &s->threads[i];
+
+		if (proc_state(t->stat_fd, &cpu, NULL) != 'R')
+			continue;
+		t->last_cpu = cpu;
+		t->ran_n = 1;
+		if (cpu != sp->here)
+			kicker_want(&sp->kick, cpu);
+		if (sp->at_tick)
+			left_cpu_at(t, &es);
+	}
+	if (sp->at_tick)
+		plan_holds(sp, 0);
+}
+
 int sampler_run(struct sampler *sp)
 {
 	struct session *s = sp->session;
@@ -2655,6 +2687,7 @@ int sampler_run(struct sampler *sp)
 	s->on_exit = thread_exits;
 	raise_priority(sp);
 	start_kicking(sp, t0);
+	plan_first_holds(sp);
 	if (set_timer(sp, 0) < 0 || (!sp->once && set_timer(sp, 1) < 0)) {
 		int err = -errno;
 

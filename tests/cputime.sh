@@ -13,7 +13,7 @@ header_secs() {
 		for (i = 1; i <= n; i++) if (index(f[i], w)) { split(f[i], g, " "); print g[1]; exit } }' "$OUT"
 }
 
-plan 9
+plan 10
 run_ctprof burst --weight=cputime -F 99 -- "$TARGETS/cpuburst" 200
 check "ran: exit 0" is_status 0
 kernel=$(awk '$1 == "cpuburst:" { printf "%.3f", $3 / 1e9 }' "$OUT")
@@ -38,6 +38,13 @@ check "--weight=samples: the plain on-CPU header" grep -q '^on-CPU profile over 
 # Without --weight: CPU time is the default.
 run_ctprof default -F 99 -- "$TARGETS/cpuburst" 20
 check "without --weight: samples weighted by CPU time" grep -q 'samples weighted by CPU time' "$OUT"
+
+# The first tick: a helper starts when its CPU is first wanted, and it
+# sleeps until the tick after, so each thread's first stop was put off to
+# its next.  At 1 Hz a run of 1.7 s has one tick, 1-1.5 s in: no sample
+# at all before: all its CPU time went to "[unsampled, to exit]".
+run_ctprof first -F 1 -- "$TARGETS/inlined" 1.7
+check "-F 1, a 1.7-s run: its one tick is a sample ($(total_samples) samples)" ge "$(total_samples)" 1
 
 run_ctprof bad --weight=cycles -- /bin/true
 check "--weight=cycles: a usage error naming the choices" \
