@@ -34,14 +34,24 @@ done
 alt_copies() {
 	sed -n 's/^profiler: unwind .*; \([0-9][0-9]*\) in another handler on a stack of its own.*/\1/p' "$OUT"
 }
+# alt_checks WHAT FUNC...: the last run exited 0, handler_hot has 80% or
+# more self, and each FUNC 90% or more cum.
+alt_checks() {
+	local what=$1 f cums=
+	shift
+	for f in "$@"; do
+		cums="$cums $f $(cum_pct "$f")"
+	done
+	check "$what: ctprof exits with the target's status 0" is_status 0
+	diag "$what: handler_hot self $(self_pct handler_hot)%; cum%:$cums;" \
+		"$(alt_copies) stops with the thread's stack copied too"
+	check "$what: handler_hot self% >= 80" ge "$(self_pct handler_hot)" 80
+	for f in "$@"; do
+		check "$what: $f cum% >= 90 (the interrupted stack copied and unwound)" ge "$(cum_pct "$f")" 90
+	done
+}
 run_ctprof sigframe-alt -F 199 -v -- "$TARGETS/sigframe" 1.2 alt
-check "alt: ctprof exits with the target's status 0" is_status 0
-diag "alt: handler_hot self $(self_pct handler_hot)%; cum%: run_in_handler $(cum_pct run_in_handler)" \
-	"main $(cum_pct main); $(alt_copies) stops with the thread's stack copied too"
-check "alt: handler_hot self% >= 80" ge "$(self_pct handler_hot)" 80
-for f in run_in_handler main; do
-	check "alt: $f cum% >= 90 (the interrupted stack copied and unwound)" ge "$(cum_pct "$f")" 90
-done
+alt_checks alt run_in_handler main
 check "alt: -v counts the stops whose interrupted stack was copied" ge "$(alt_copies)" 1
 
 # Nested: the hot loop in SIGUSR2's handler, raised in SIGUSR1's, both
@@ -49,13 +59,7 @@ check "alt: -v counts the stops whose interrupted stack was copied" ge "$(alt_co
 # stack itself; only the outer's goes on into main (before: every stack
 # failed there).
 run_ctprof sigframe-nested -F 199 -v -- "$TARGETS/sigframe" 1.2 alt nested
-check "nested: ctprof exits with the target's status 0" is_status 0
-diag "nested: handler_hot self $(self_pct handler_hot)%; cum%: on_signal $(cum_pct on_signal)" \
-	"main $(cum_pct main); $(alt_copies) stops with the thread's stack copied too"
-check "nested: handler_hot self% >= 80" ge "$(self_pct handler_hot)" 80
-for f in on_signal main; do
-	check "nested: $f cum% >= 90 (through both frames)" ge "$(cum_pct "$f")" 90
-done
+alt_checks nested on_signal main
 
 # Attached while the thread runs in that handler: ctprof saw no signal
 # delivered, yet the stacks go on into main (before: every one failed at
