@@ -22,7 +22,10 @@ for f in f3 f2 f1 f0 main; do
 	check "$f cum% >= 90" ge "$(cum_pct "$f")" 90
 done
 
-# unwind_counts: "COMPLETE TRUNCATED FAILED" from -v.
+# unwind_counts: "COMPLETE TRUNCATED FAILED" from -v.  Held against the
+# walks made, their sum: the report's total also counts the ticks of
+# stops put off to a later sample (14 of 118 in one CI run, with 100
+# walks, all complete).
 unwind_counts() {
 	sed -n 's/^profiler: unwind .*; \([0-9]*\) complete, \([0-9]*\) truncated, \([0-9]*\) failed;.*/\1 \2 \3/p' "$OUT"
 }
@@ -30,13 +33,15 @@ run_ctprof deep -F 199 -v -- "$TARGETS/deep" 0.6
 read -r comp trunc failed < <(unwind_counts)
 diag "deep, 64 KiB copied: main cum $(cum_pct main)%; $comp complete, $trunc truncated, $failed failed"
 check "deep: main cum% >= 90 with the whole stack copied" ge "$(cum_pct main)" 90
-check "deep: its walks complete (-v: ${comp:-none} of $(total_samples))" \
-	eval '[ -n "$comp" ] && [ "$comp" -ge $(( $(total_samples) * 9 / 10 )) ]'
+walks=$((${comp:-0} + ${trunc:-0} + ${failed:-0}))
+check "deep: its walks complete (-v: ${comp:-none} of $walks)" \
+	eval '[ -n "$comp" ] && [ "$walks" -ge 50 ] && [ "$comp" -ge $((walks * 9 / 10)) ]'
 run_ctprof deep-1k -F 199 -v --stack-size=1k -- "$TARGETS/deep" 0.6
 read -r comp trunc failed < <(unwind_counts)
 diag "deep, 1 KiB copied: main cum $(cum_pct main)%; $comp complete, $trunc truncated, $failed failed"
 check "deep 1k: exits 0" is_status 0
 check "deep 1k: main is out of reach (cum% < 10)" lt "$(cum_pct main)" 10
+walks=$((${comp:-0} + ${trunc:-0} + ${failed:-0}))
 check "deep 1k: -v counts the walks truncated, not complete ($comp complete, $trunc truncated, $failed failed)" \
-	eval '[ -n "$trunc" ] && [ "$trunc" -ge $(( $(total_samples) * 9 / 10 )) ]'
+	eval '[ -n "$trunc" ] && [ "$walks" -ge 50 ] && [ "$trunc" -ge $((walks * 9 / 10)) ]'
 finish
