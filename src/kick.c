@@ -51,10 +51,10 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The longest a helper keeps its CPU in one tick: KICK_HOLD_MAX_NS, or
- * at low rates a KICK_HOLD_SHARE-th of the period up to KICK_HOLD_LONG_NS
- * (kicker_init()). */
-#define KICK_HOLD_MAX_NS 200000ULL
+/* The longest a helper keeps its CPU in one tick: KICK_HOLD_NS (from 100
+ * Hz up, less above 1250 Hz: a quarter of the period), or below 100 Hz a
+ * KICK_HOLD_SHARE-th of the period up to KICK_HOLD_LONG_NS (kicker_init()). */
+#define KICK_HOLD_NS 200000ULL
 #define KICK_HOLD_SHARE 50
 #define KICK_HOLD_LONG_NS 2000000ULL
 /* A helper not needed for this long parks. */
@@ -254,8 +254,8 @@ int kicker_init(struct kicker *k, uint64_t start_ns, uint64_t period_ns, int pri
 	k->hold_max_ns = period_ns / KICK_HOLD_SHARE;
 	if (k->hold_max_ns > KICK_HOLD_LONG_NS)
 		k->hold_max_ns = KICK_HOLD_LONG_NS;
-	if (k->hold_max_ns < KICK_HOLD_MAX_NS)
-		k->hold_max_ns = KICK_HOLD_MAX_NS;
+	if (k->hold_max_ns < KICK_HOLD_NS)
+		k->hold_max_ns = KICK_HOLD_NS;
 	if (k->hold_max_ns > period_ns / 4)
 		k->hold_max_ns = period_ns / 4;
 	k->prio = prio;

@@ -67,8 +67,8 @@
  *    permission besides ptrace's, and a signal queued when ctprof is
  *    killed reaches the target.
  *
- * Bounds: a helper holds its CPU at most KICK_HOLD_MAX_NS per tick (less
- * at high rates: a quarter of the period; more at low rates, a
+ * Bounds: a helper holds its CPU at most KICK_HOLD_NS per tick (less
+ * at high rates: a quarter of the period; more below 100 Hz, a
  * KICK_HOLD_SHARE-th of it up to KICK_HOLD_LONG_NS), whether or not the
  * sampler comes, and twice that if the sampler has claimed the hold
  * (kicker_claim()) and not yet let go; a helper that is not needed for a

@@ -588,6 +588,13 @@ static bool in_sigreturn(struct sampler *sp, struct target *tgt, struct capture 
 	return true;
 }
 
+/* Where a search of C's copy for a signal frame, from OFF, ends: LIMIT
+ * bytes on, or the copy's end. */
+static size_t scan_end(const struct capture *c, size_t off, size_t limit)
+{
+	return c->stack_len - off > limit ? off + limit : c->stack_len;
+}
+
 /* Go runs a signal handler on a stack of its own (the thread's gsignal),
  * and the kernel's frame for it is at that stack's top, above the
  * handler's frames: runtime.sigreturn's address (where the handler
@@ -616,8 +623,7 @@ static bool copy_go_interrupted(struct sampler *sp, struct target *tgt, struct c
 		return true;
 	ret += mp->bias;
 	off = (size_t)(c->regs.rsp - c->sp);
-	end = c->stack_len - off > GO_SIGFRAME_SCAN ? off + GO_SIGFRAME_SCAN : c->stack_len;
-	for (; off + sizeof(w) <= end; off += sizeof(w)) {
+	for (end = scan_end(c, off, GO_SIGFRAME_SCAN); off + sizeof(w) <= end; off += sizeof(w)) {
 		memcpy(&w, c->stack + off, sizeof(w));
 		if (w != ret)
 			continue;
@@ -666,8 +672,7 @@ static void copy_alt_interrupted(struct sampler *sp, struct target *tgt, struct 
 	    c->regs.rsp - c->sp >= c->stack_len)
 		return;
 	off = (size_t)(c->regs.rsp - c->sp);
-	end = c->stack_len - off > ALT_SIGFRAME_SCAN ? off + ALT_SIGFRAME_SCAN : c->stack_len;
-	for (; off + sizeof(w) <= end; off += sizeof(w[0])) {
+	for (end = scan_end(c, off, ALT_SIGFRAME_SCAN); off + sizeof(w) <= end; off += sizeof(w[0])) {
 		/* w: the trampoline's address, uc_flags, uc_link, then
 		 * uc_stack's ss_sp, ss_flags and ss_size. */
 		memcpy(&w[2], c->stack + off + 2 * sizeof(w[0]), sizeof(w[2]));
@@ -701,7 +706,7 @@ static void copy_alt_interrupted(struct sampler *sp, struct target *tgt, struct 
 		if (r.rsp <= at + sizeof(ret))
 			return;
 		off = (size_t)(r.rsp - c->sp) - sizeof(w[0]);
-		end = c->stack_len - off > ALT_SIGFRAME_SCAN ? off + ALT_SIGFRAME_SCAN : c->stack_len;
+		end = scan_end(c, off, ALT_SIGFRAME_SCAN);
 	}
 }
 
@@ -2622,7 +2627,6 @@ static void start_kicking(struct sampler *sp, uint64_t t0)
 static void plan_first_holds(struct sampler *sp)
 {
 	struct session *s = sp->session;
-	uint64_t es;
 	int cpu;
 
 	if (!sp->kicking || sp->once)
@@ -2633,12 +2637,13 @@ static void plan_first_holds(struct sampler *sp)
 
 		if (proc_state(t->stat_fd, &cpu, NULL) != 'R')
 			continue;
+		/* Seen running at tick 0, as choose_thread() notes it
+		 * (tick_n + 1): plan_holds() holds the CPUs of threads
+		 * seen running in the last RECENT_TICKS. */
 		t->last_cpu = cpu;
 		t->ran_n = 1;
 		if (cpu != sp->here)
 			kicker_want(&sp->kick, cpu);
-		if (sp->at_tick)
-			left_cpu_at(t, &es);
 	}
 	if (sp->at_tick)
 		plan_holds(sp, 0);
