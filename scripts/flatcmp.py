@@ -35,7 +35,9 @@ the enclosing function symbol), so:
 - an address outside every mapped file is [unknown], on both sides; a
   module that cannot be read from disk (vdso, deleted file) keys by the
   name the tool gave, and where it gave none, or only an address, is
-  module+[no symbol].
+  module+[no symbol];
+- code a JIT names in /tmp/perf-PID.map keys by that name alone, on both
+  sides (ctprof's frames there have no module, perf's the map file).
 
 perf samples taken in the kernel are charged to the first user-space frame
 of their call chain (the instruction that made the system call or took the
@@ -540,6 +542,7 @@ def ctprof_profile(path, value_type, res, cums):
 
 FRAME = re.compile(r'^\s*([0-9a-f]+) (.*) \((.*)\)$')
 HEAD = re.compile(r'^\s*(\d+)\s+(\d+)\s*$')
+PERF_MAP = re.compile(r'^perf-\d+\.map$')
 ONELINE = re.compile(r'^\s*(\d+)\s+(\d+)\s+([0-9a-f]+) (.*) \((.*)\)$')
 
 
@@ -598,6 +601,10 @@ def perf_profile(lines, res, cums):
             name, _ = _perf_sym(sym)
             if dso == '[unknown]':
                 k = UNKNOWN
+            elif PERF_MAP.match(os.path.basename(dso)):
+                # JIT code named by the runtime's perf map: ctprof's
+                # frames there have the name and no module.
+                k = res.key_by_name('', name or '[no symbol]')
             elif not chain:
                 # One line per sample: the address is the process's, not
                 # the file's; only perf's own name can be used.
