@@ -311,12 +311,13 @@ int report_write(FILE *f, const struct profile *p, const struct run_info *ri,
 		fprintf(f, "%s\n", lost);
 		/* JIT code is named only from the map its runtime writes. */
 		if (ri->anon_unnamed && ri->perf_map != PERF_MAP_READ)
-			fprintf(f, "note: %" PRIu64 " %s in anonymous executable memory (JIT code) %s no name: /tmp/perf-%d.map %s; node writes it with --perf-basic-prof, Java with -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit\n",
+			fprintf(f, "note: %" PRIu64 " %s in anonymous executable memory (JIT code) %s no name: /tmp/perf-%d.map %s; node writes it with --perf-basic-prof, Java with -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit as it exits or on 'jcmd %d Compiler.perfmap' while ctprof runs\n",
 				ri->anon_unnamed, plural(ri->anon_unnamed, "address", "addresses"),
 				plural(ri->anon_unnamed, "has", "have"), (int)p->pid,
 				ri->perf_map == PERF_MAP_STALE
 					? "is older than the process (left by another that had its pid), not read"
-					: "does not exist");
+					: "does not exist",
+				(int)p->pid);
 		if (ri->verbose)
 			verbose_lines(f, ri);
 	} else if (p->footer) {

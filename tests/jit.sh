@@ -21,7 +21,9 @@
 #     so on its own and does not say), and at most 3% of unwinds failed;
 #   - node: attached (-p) too, and without --perf-basic-prof the report
 #     says that anonymous executable code was sampled with no perf map;
-#     a map older than the process (its pid's earlier owner's) is not read.
+#     a map older than the process (its pid's earlier owner's) is not read;
+#   - java: attached (-p) too, its map written by jcmd while ctprof
+#     samples; with no map, the note names jcmd with the target's pid.
 . "$(dirname "$0")/lib.sh"
 SRC=$(cd "$(dirname "$0")/targets/jit" && pwd)
 runtime=${1:?usage: jit.sh node|java}
@@ -35,7 +37,7 @@ node)
 	ENTRY='^(main|node::Start\(.*|_ZN4node5StartEiPPc)$'
 	;;
 java)
-	for c in java javac; do
+	for c in java javac jcmd; do
 		command -v "$c" >/dev/null || { echo "Bail out! $c is not installed (scripts/deps.sh --test)"; exit 1; }
 	done
 	# The launcher runs main() on a thread of its own.
@@ -275,15 +277,57 @@ node)
 		      ! process_table "$node_pid" "$TMP/forked.txt" | head -8 | grep -q "\[anon\]+0x"'
 	;;
 java)
-	plan 11
-	profile java java -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit \
-		-XX:+PreserveFramePointer -XX:CompileCommand=quiet \
-		'-XX:CompileCommand=dontinline,Jit::phase*' -cp "$TMP/classes" Jit
+	plan 23
+	jvm=(-XX:+PreserveFramePointer -XX:CompileCommand=quiet '-XX:CompileCommand=dontinline,Jit::phase*'
+	     -cp "$TMP/classes" Jit)
+	profile java java -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit "${jvm[@]}"
 	forget_map "$(report_pid "$TMP/java.txt")"
 	profiled java
 	target_out=$OUT
 	OUT=$TMP/java.txt
 	judge java "$TMP/java.txt" "$TMP/java.folded" "$target_out"
+
+	# Attached for 3 s from 1.5 s into a 6-s run: a map written at exit
+	# would come after ctprof is done, so jcmd has the JVM write it
+	# halfway (its attach mechanism starts on a SIGQUIT, which ctprof
+	# passes on), and ctprof reads it at the end.
+	if ptrace_works attach; then
+		java "${jvm[@]}" 2 >"$TMP/attached.target" 2>&1 &
+		pid=$!
+		bg_started "$pid"
+		forget_map "$pid"
+		sleep 1.5
+		(sleep 1.5 && jcmd "$pid" Compiler.perfmap) >"$TMP/jcmd.out" 2>&1 &
+		jcmd_pid=$!
+		run_ctprof attached -F 999 -v -d 3 -p "$pid" -o "$TMP/attached.txt" -o "$TMP/attached.folded"
+		ctprof_rc=$RC
+		wait "$jcmd_pid"
+		jcmd_rc=$?
+		diag_file "$TMP/jcmd.out"
+		wait_child "$pid" 30
+		check "attached: ctprof exits 0 with a report, jcmd wrote the map, java exits 0" \
+			eval '[ "$ctprof_rc" = 0 ] && has_report "$TMP/attached.txt" && [ "$jcmd_rc" = 0 ] && is_status 0'
+		OUT=$TMP/attached.txt
+		judge attached "$TMP/attached.txt" "$TMP/attached.folded" "$TMP/attached.target"
+	else
+		for _ in $(seq 11); do
+			skip "attached" "$PTRACE_WHY"
+		done
+	fi
+
+	# No map: the note names the ways a JVM writes one, jcmd's with the
+	# target's pid.
+	for try in 1 2 3; do
+		profile nomap java "${jvm[@]}" 0.3
+		pid=$(report_pid "$TMP/nomap.txt")
+		[ -z "$pid" ] || [ ! -e "/tmp/perf-$pid.map" ] && break
+		diag "run $try: a stale /tmp/perf-$pid.map is there: run again"
+	done
+	diag "$(grep '^note:' "$TMP/nomap.txt")"
+	check "without a map: the note names DumpPerfMapAtExit and jcmd $pid Compiler.perfmap" \
+		eval 'is_status 0 && [ -n "$pid" ] &&
+		      grep "^note:" "$TMP/nomap.txt" | grep -F -- "-XX:+DumpPerfMapAtExit" |
+		      grep -qF "jcmd $pid Compiler.perfmap"'
 	;;
 esac
 finish
