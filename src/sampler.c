@@ -1488,13 +1488,17 @@ static int ran_at_tick(struct sampler *sp, struct thread *t, int cpu)
  *
  * Not one that left its CPU later after that moment than a take may come
  * (hold_max_ns, the longest the sampler waits for a helper's): the CPU
- * was then taken late (ctprof's own, mostly: it woke up to 1 ms late
- * there at 999 Hz under node, bench/jswork.js), and the thread may have
- * run on in user code for as long before it slept, so that its sample
- * would be of the call it sleeps in, not of where it was.  Such samples
- * were 0.6-0.9% of node's profile, its V8 workers' futex waits: 0.9-1.2%
- * there against 0.2-0.3% in perf's samples of the same runs (perf -a,
- * three runs).  Like a hold given up, the tick goes to its next sample. */
+ * was then taken late, and the thread may have run on in its own code
+ * for as long before it slept, so that its sample would be of the call
+ * it sleeps in, not of where it was.  That CPU is ctprof's own, mostly:
+ * under node at 999 Hz (bench/jswork.js, 7 threads on 2 CPUs) ctprof
+ * woke there over 200 us late at 2% of the ticks, up to 1 ms, half of
+ * them because the tick before had not ended (its wait for the stops of
+ * threads waiting for a CPU).  Those samples put the V8 workers' futex
+ * waits at 0.85-1.23% of node's profile, where perf -a, recording the
+ * same runs, had 0.10-0.30% (six runs); with this bound, 0.35-0.52%
+ * against 0.14-0.21% (three).  Like a hold given up, the tick goes to the
+ * thread's next sample. */
 static bool slept_after_tick(struct sampler *sp, struct thread *t, int cpu)
 {
 	uint64_t since = taken_at(sp, cpu), back = AT_TICK_SLACK_NS, take, es;
