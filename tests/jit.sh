@@ -191,6 +191,27 @@ profiled() {
 		eval 'is_status 0 && has_report "$TMP/$name.txt" && [ -n "$(own_share phaseGamma "$OUT")" ]'
 }
 
+# nomap_run COMMAND...: COMMAND profiled as nomap, into $pid its pid; run
+# again (under another pid) while a map that another process left in /tmp
+# under that pid would be read instead.
+nomap_run() {
+	local try
+	for try in 1 2 3; do
+		profile nomap "$@"
+		pid=$(report_pid "$TMP/nomap.txt")
+		[ -z "$pid" ] || [ ! -e "/tmp/perf-$pid.map" ] && break
+		diag "run $try: a stale /tmp/perf-$pid.map is there: run again"
+	done
+}
+
+# skip_attached: the attached run's checks (its exit and judge's 10),
+# where ptrace may not attach.
+skip_attached() {
+	for _ in $(seq 11); do
+		skip "attached" "$PTRACE_WHY"
+	done
+}
+
 case $runtime in
 node)
 	plan 30
@@ -217,20 +238,13 @@ node)
 		OUT=$TMP/attached.txt
 		judge attached "$TMP/attached.txt" "$TMP/attached.folded" "$TMP/attached.target"
 	else
-		for _ in $(seq 11); do
-			skip "attached" "$PTRACE_WHY"
-		done
+		skip_attached
 	fi
 
 	# No perf map: the report should say why the JIT code has no names. A
 	# map another process left in /tmp under the same pid would be read
 	# instead: then run again (under another pid).
-	for try in 1 2 3; do
-		profile nomap node "$SRC/phases.js" 0.3
-		pid=$(report_pid "$TMP/nomap.txt")
-		[ -z "$pid" ] || [ ! -e "/tmp/perf-$pid.map" ] && break
-		diag "run $try: a stale /tmp/perf-$pid.map is there: run again"
-	done
+	nomap_run node "$SRC/phases.js" 0.3
 	profiled nomap
 	OUT=$TMP/nomap.txt
 	diag "without a map: $(main_table "$OUT" | grep -cF '[anon]') [anon] rows"
@@ -310,19 +324,12 @@ java)
 		OUT=$TMP/attached.txt
 		judge attached "$TMP/attached.txt" "$TMP/attached.folded" "$TMP/attached.target"
 	else
-		for _ in $(seq 11); do
-			skip "attached" "$PTRACE_WHY"
-		done
+		skip_attached
 	fi
 
 	# No map: the note names the ways a JVM writes one, jcmd's with the
 	# target's pid.
-	for try in 1 2 3; do
-		profile nomap java "${jvm[@]}" 0.3
-		pid=$(report_pid "$TMP/nomap.txt")
-		[ -z "$pid" ] || [ ! -e "/tmp/perf-$pid.map" ] && break
-		diag "run $try: a stale /tmp/perf-$pid.map is there: run again"
-	done
+	nomap_run java "${jvm[@]}" 0.3
 	diag "$(grep '^note:' "$TMP/nomap.txt")"
 	check "without a map: the note names DumpPerfMapAtExit and jcmd $pid Compiler.perfmap" \
 		eval 'is_status 0 && [ -n "$pid" ] &&
