@@ -309,7 +309,9 @@ int report_write(FILE *f, const struct profile *p, const struct run_info *ri,
 	if (ri) {
 		report_lost_line(ri, lost, sizeof(lost));
 		fprintf(f, "%s\n", lost);
-		/* JIT code is named only from the map its runtime writes. */
+		/* JIT code is named only from the map its runtime writes; a
+		 * map read that lacks some of it was written before that
+		 * code (jcmd's is a snapshot). */
 		if (ri->anon_unnamed && ri->perf_map != PERF_MAP_READ)
 			fprintf(f, "note: %" PRIu64 " %s in anonymous executable memory (JIT code) %s no name: /tmp/perf-%d.map %s; node writes it with --perf-basic-prof, Java with -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit as it exits or on 'jcmd %d Compiler.perfmap' while ctprof runs\n",
 				ri->anon_unnamed, plural(ri->anon_unnamed, "address", "addresses"),
@@ -318,6 +320,10 @@ int report_write(FILE *f, const struct profile *p, const struct run_info *ri,
 					? "is older than the process (left by another that had its pid), not read"
 					: "does not exist",
 				(int)p->pid);
+		else if (ri->anon_unnamed)
+			fprintf(f, "note: %" PRIu64 " %s in anonymous executable memory (JIT code) %s not in /tmp/perf-%d.map, written before that code was compiled; a JVM's map from 'jcmd %d Compiler.perfmap' holds only what was compiled then: run it again later in the run\n",
+				ri->anon_unnamed, plural(ri->anon_unnamed, "address", "addresses"),
+				plural(ri->anon_unnamed, "is", "are"), (int)p->pid, (int)p->pid);
 		if (ri->verbose)
 			verbose_lines(f, ri);
 	} else if (p->footer) {

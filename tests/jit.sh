@@ -21,7 +21,8 @@
 #     so on its own and does not say), and at most 3% of unwinds failed;
 #   - node: attached (-p) too, and without --perf-basic-prof the report
 #     says that anonymous executable code was sampled with no perf map;
-#     a map older than the process (its pid's earlier owner's) is not read;
+#     a map older than the process (its pid's earlier owner's) is not read,
+#     and one that lacks the JIT code has a note saying so;
 #   - java: attached (-p) too, its map written by jcmd while ctprof
 #     samples; with no map, the note names jcmd with the target's pid.
 . "$(dirname "$0")/lib.sh"
@@ -214,7 +215,7 @@ skip_attached() {
 
 case $runtime in
 node)
-	plan 30
+	plan 31
 	profile node node --perf-basic-prof "$SRC/phases.js"
 	forget_map "$(report_pid "$TMP/node.txt")"
 	profiled node
@@ -263,6 +264,15 @@ node)
 		eval '! grep -q stale_from_another_process "$OUT"'
 	check "stale map: the report says the map is older than the process" \
 		grep -q 'perf-[0-9]*\.map is older than the process' "$OUT"
+
+	# A map that is the target's but lacks its code (written before the
+	# code was, as jcmd's snapshot of a JVM can be): the note says so.
+	profile partial sh -c 'printf "0 1 placeholder_only\n" >/tmp/perf-$$.map && exec node "$1" 0.3' \
+		sh "$SRC/phases.js"
+	forget_map "$(report_pid "$TMP/partial.txt")"
+	diag "$(grep '^note:' "$TMP/partial.txt")"
+	check "a map without the JIT code: the note says the code is not in it" \
+		eval 'is_status 0 && grep -q "^note: .* not in /tmp/perf-[0-9]*\.map, written before" "$TMP/partial.txt"'
 
 	# The live view and --every name JIT code from the map as it grows.
 	run_cmd top "$CTPROF" top ${CTPROF_ARGS:-} -F 499 -d 3 -- node --perf-basic-prof "$SRC/phases.js" 1
