@@ -1071,7 +1071,7 @@ real_programs() {
 				profiled "$name" "$t" "--call-graph dwarf" "${cmd[@]}"
 				own=$(own_share "$prog" "$fn")
 				[ -n "$own" ] || die "${cmd[*]} printed no share of $fn"
-				put "$name.own" "$own"
+				put "$name.own.$t" "$own"
 				if [ "$t" = ct ]; then own_ct=$own; else own_perf=$own; fi
 			done
 			flat "$name" --cum "$fn"
@@ -1096,7 +1096,7 @@ real_programs() {
 				for fn in do_epoll do_read arith do_write; do
 					pp_mine[$t.$fn]=$(pp_own "$fn")
 					[ -n "${pp_mine[$t.$fn]}" ] || die "pingpong printed no share of $fn"
-					put "pingpong-$fn.own" "${pp_mine[$t.$fn]}"
+					put "pingpong-$fn.own.$t" "${pp_mine[$t.$fn]}"
 				done
 			done
 			flat pingpong --cum main --cum do_epoll --cum do_read --cum arith --cum do_write
@@ -1270,11 +1270,12 @@ EOF
 		[ -n "${real_title[$name]:-}" ] || continue
 		if [ -z "$head" ]; then
 			head=1
-			printf 'Self-timing targets: the share of time the timed function had by the target'"'"'s own clock (selftime: enter_kernel, by the TSC; pollsleep: wait_a_little, a ppoll() that works in the kernel before it sleeps, by its thread CPU clock; pingpong: each part of its server thread, by that thread'"'"'s CPU clock), and of samples with that function on the stack (pollsleep: of samples in ppoll, its kernel time included, which needs no unwinding; pingpong: of its server thread'"'"'s samples, those with main on the stack).\n\n'
-			printf '| target | own share | ctprof | perf | ctprof - own | perf - own |\n| --- | --- | --- | --- | --- | --- |\n'
+			printf 'Self-timing targets: the share of time the timed function had by the target'"'"'s own clock (selftime: enter_kernel, by the TSC; pollsleep: wait_a_little, a ppoll() that works in the kernel before it sleeps, by its thread CPU clock; pingpong: each part of its server thread, by that thread'"'"'s CPU clock), and of samples with that function on the stack (pollsleep: of samples in ppoll, its kernel time included, which needs no unwinding; pingpong: of its server thread'"'"'s samples, those with main on the stack).  The target measures its own share in every run, and a profiler changes it (its stops and interrupts cost the target time, more in some of its parts than in others): each profiler is compared with the target'"'"'s own share in the same run, and the medians of both are given.\n\n'
+			printf '| target | own share under ctprof | ctprof | own share under perf | perf | ctprof - own | perf - own |\n| --- | --- | --- | --- | --- | --- | --- |\n'
 		fi
-		printf '| %s | %s%% | %s%% | %s%% | %s | %s |\n' "${real_title[$name]}" "$(med "$name.own" %.1f)" \
-			"$(med "$name.ct_cum" %.1f)" "$(med "$name.perf_cum" %.1f)" \
+		printf '| %s | %s%% | %s%% | %s%% | %s%% | %s | %s |\n' "${real_title[$name]}" \
+			"$(med "$name.own.ct" %.1f)" "$(med "$name.ct_cum" %.1f)" \
+			"$(med "$name.own.perf" %.1f)" "$(med "$name.perf_cum" %.1f)" \
 			"$(med "$name.ct_err" %+.1f)" "$(med "$name.perf_err" %+.1f)"
 	done
 	[ -z "$head" ] || echo
