@@ -55,7 +55,8 @@ struct sampler_stats {
 	uint64_t slept;                 /* samples of threads that ran at the
 	                                 * tick and were asleep when read */
 	uint64_t slept_late;            /* ... and not, having left their CPU
-	                                 * too long after the tick */
+	                                 * too long after the tick or before
+	                                 * it was taken */
 	uint64_t blocked_at_tick;       /* stops that found the thread blocked
 	                                 * in a system call: not samples */
 	uint64_t lead_ns;               /* sum over ticks of the sampler's lead */
