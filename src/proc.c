@@ -172,6 +172,23 @@ static int status_number(pid_t pid, const char *field, bool last, long *out)
 	return ret;
 }
 
+int proc_fd_flags(pid_t pid, int fd, int *flags)
+{
+	char path[64], *buf, *f;
+	int ret = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", pid, fd);
+	buf = read_file(path, NULL);
+	if (!buf)
+		return -1;
+	/* "pos:\t0\nflags:\t02004002\n...", the flags in octal. */
+	f = strstr(buf, "\nflags:");
+	if (f && sscanf(f + 7, "%o", (unsigned *)flags) == 1)
+		ret = 0;
+	free(buf);
+	return ret;
+}
+
 int proc_status_long(pid_t pid, const char *field, long *out)
 {
 	return status_number(pid, field, false, out);
@@ -318,7 +335,7 @@ out:
 	return ret;
 }
 
-int proc_wait_site(pid_t pid, pid_t tid, long *nr, uint64_t *sp, uint64_t *pc)
+int proc_wait_site(pid_t pid, pid_t tid, long *nr, uint64_t args[6], uint64_t *sp, uint64_t *pc)
 {
 	unsigned long long v[8];
 	char path[64], buf[256];
@@ -342,9 +359,13 @@ int proc_wait_site(pid_t pid, pid_t tid, long *nr, uint64_t *sp, uint64_t *pc)
 	if (k == 2) {
 		*sp = v[0];
 		*pc = v[1];
+		if (args)
+			memset(args, 0, 6 * sizeof(*args));
 	} else if (k == 8) {
 		*sp = v[6];
 		*pc = v[7];
+		for (int i = 0; args && i < 6; i++)
+			args[i] = v[i];
 	} else {
 		return -1;
 	}

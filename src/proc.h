@@ -56,10 +56,15 @@ int proc_exec_start(int sched_fd, uint64_t *ns);
 int proc_cpus_idle(int fd, uint64_t *idle, int ncpus);
 
 /* Where a blocked thread waits, from /proc/PID/task/TID/syscall: the
- * system call number (-1: blocked, but not in a system call), its stack
+ * system call number (-1: blocked, but not in a system call), its
+ * arguments into ARGS if not NULL (zeros if not in a call), its stack
  * pointer and the address after the call.  0, or -1 if it is not blocked
  * (running) or cannot be read. */
-int proc_wait_site(pid_t pid, pid_t tid, long *nr, uint64_t *sp, uint64_t *pc);
+int proc_wait_site(pid_t pid, pid_t tid, long *nr, uint64_t args[6], uint64_t *sp, uint64_t *pc);
+
+/* The open flags (O_NONBLOCK, ...) of descriptor FD of PID, from
+ * /proc/PID/fdinfo/FD.  0, or -1 if it cannot be read (closed since). */
+int proc_fd_flags(pid_t pid, int fd, int *flags);
 
 /* Read an integer field ("TracerPid", "Uid", ...) of /proc/PID/status.
  * For "Uid"/"Gid" the first (real) id is returned.  0 or -errno. */

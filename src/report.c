@@ -62,10 +62,10 @@ static void verbose_lines(FILE *f, const struct run_info *ri)
 			st->blocked_stops, st->reused, st->site_reads);
 	fprintf(f, "profiler: %" PRIu64 " samples asked for with the thread off its CPU (%u helpers), %" PRIu64 " while it ran in code seen not to enter the kernel, %" PRIu64 " while it ran otherwise, %" PRIu64 " put off to the next tick (its CPU not held); %" PRIu64 " probe stops of whether it does, %" PRIu64 " times it was found to after all\n",
 		st->preempted, st->helpers, st->quiet, st->unheld, st->put_off, st->probes, st->loud);
-	fprintf(f, "profiler: mean lead %.1f us, helpers' mean delay %.1f us, %" PRIu64 " holds given up before the stops were asked for, %" PRIu64 " held stops that found the thread running elsewhere (not counted); %" PRIu64 " runnable threads not stopped (not running at the tick), %" PRIu64 " stops found the thread blocked (not counted), %" PRIu64 " samples of threads that woke up just before the tick, %" PRIu64 " of threads that went to sleep just after it (%" PRIu64 " not counted: they went later, or long before their CPU was taken); %" PRIu64 " reads of idle threads left out (a thread of the target found on every CPU)\n",
+	fprintf(f, "profiler: mean lead %.1f us, helpers' mean delay %.1f us, %" PRIu64 " holds given up before the stops were asked for, %" PRIu64 " held stops that found the thread running elsewhere (not counted); %" PRIu64 " runnable threads not stopped (not running at the tick), %" PRIu64 " stops found the thread blocked (not counted), %" PRIu64 " samples of threads that woke up just before the tick, %" PRIu64 " of threads that went to sleep just after it (%" PRIu64 " not counted: they went later, or long before their CPU was taken; %" PRIu64 " left asleep in a write that a stop would end short); %" PRIu64 " reads of idle threads left out (a thread of the target found on every CPU)\n",
 		st->ticks ? (double)st->lead_ns / 1e3 / (double)st->ticks : 0.0,
 		st->ticks ? (double)st->delay_ns / 1e3 / (double)st->ticks : 0.0, st->gave_up, st->not_held, st->not_run,
-		st->blocked_at_tick, st->late, st->slept, st->slept_late, st->idle_unread);
+		st->blocked_at_tick, st->late, st->slept, st->slept_late, st->slept_short, st->idle_unread);
 	fprintf(f, "profiler: target stopped per sample: median %.1f us, mean %.1f us, p99 %.1f us; %" PRIu64 " ticks run through by a thread whose stop was late (counted in its sample)\n",
 		sampler_stall_percentile(st, 50), (double)st->stall_ns / 1e3 / (double)ns,
 		sampler_stall_percentile(st, 99), st->late_ticks);
@@ -324,6 +324,10 @@ int report_write(FILE *f, const struct profile *p, const struct run_info *ri,
 			fprintf(f, "note: %" PRIu64 " %s in anonymous executable memory (JIT code) %s not in /tmp/perf-%d.map, written before that code was compiled; a JVM's map from 'jcmd %d Compiler.perfmap' holds only what was compiled then: run it again later in the run\n",
 				ri->anon_unnamed, plural(ri->anon_unnamed, "address", "addresses"),
 				plural(ri->anon_unnamed, "is", "are"), (int)p->pid, (int)p->pid);
+		/* What a stop did to the target that cannot be helped. */
+		if (ri->stats->short_writes)
+			fprintf(f, "note: %" PRIu64 " %s of the target to a blocking pipe or socket came back short at ctprof's stops: a stop, as a signal does, ends a write that waits for room with the part written; a program that does not write the rest itself loses it\n",
+				ri->stats->short_writes, plural(ri->stats->short_writes, "write", "writes"));
 		if (ri->verbose)
 			verbose_lines(f, ri);
 	} else if (p->footer) {

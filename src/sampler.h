@@ -57,6 +57,10 @@ struct sampler_stats {
 	uint64_t slept_late;            /* ... and not, having left their CPU
 	                                 * too long after the tick or before
 	                                 * it was taken */
+	uint64_t slept_short;           /* ... and not, asleep in a call that
+	                                 * a stop would end short */
+	uint64_t short_writes;          /* writes to a blocking descriptor
+	                                 * that a stop ended short */
 	uint64_t blocked_at_tick;       /* stops that found the thread blocked
 	                                 * in a system call: not samples */
 	uint64_t lead_ns;               /* sum over ticks of the sampler's lead */
