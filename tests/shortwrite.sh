@@ -36,10 +36,12 @@ for mode in socket pipe; do
 	n=$(noted "$TMP/$mode.txt")
 	diag "$mode: ${w:-?} writes, ${s:-?} short by the target's count, $n by the report's"
 	check "$mode: shortio ran to its end under ctprof" eval 'is_status 0 && [ -n "$w" ]'
-	# The report counts the stops it saw at such a write's exit; one
-	# that a stop ended may be left out only if the stop was not taken
-	# as a sample (none here: a launched target, no detach).
-	check "$mode: the report's count of short writes is the target's" [ "$n" = "${s:-x}" ]
+	# The report counts the stops it saw at such a write's exit: a
+	# thread stopped twice on its way out of one call counts twice
+	# (--wall, where running threads are stopped unheld: 2101 against
+	# 2096); equal in every on-CPU run seen.
+	check "$mode: the report's count of short writes is the target's" \
+		eval '[ -n "$s" ] && [ "$n" -ge "$s" ] && [ "$n" -le $((s + s / 50 + 1)) ]'
 	if [ "$mode" = socket ]; then
 		check "socket: at most 3% of the writes came back short" \
 			eval '[ -n "$w" ] && [ $((s * 100)) -le $((w * 3)) ]'
