@@ -1567,8 +1567,8 @@ static int ran_at_tick(struct sampler *sp, struct thread *t, int cpu)
  * would return the part written.  tests/targets/shortio.c, a thread
  * writing 1 MiB at a time to a blocking socket that another reads, at
  * 999 Hz: 185-214 of ~2000 writes a run came back short (none without
- * ctprof), 195 of them at stops of such samples; with this, 6, all at
- * stops of threads that were running (see syscall_ends_short()). */
+ * ctprof), 195 of them at stops of such samples; with this, 2-9, all at
+ * stops of threads running or runnable in the kernel (note_short_write()). */
 static bool ends_short(struct thread *t)
 {
 	uint64_t args[6], wsp, wpc;
