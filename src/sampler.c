@@ -1561,9 +1561,10 @@ static int ran_at_tick(struct sampler *sp, struct thread *t, int cpu)
  *
  * Nor one asleep in a call that the stop would end short
  * (syscall_ends_short(): a write that waits for room after part of its
- * data went), read from /proc/PID/task/TID/syscall (3-5 us, for such
- * threads only), or whose call cannot be read there: it has woken up
- * since.  The stop would wake it with a signal pending, and the call
+ * data went), read from /proc/PID/task/TID/syscall (open, read and
+ * close: 22 us here after 1 ms asleep, median of 200; for such threads
+ * only, while the CPUs are held), or whose call cannot be read there: it
+ * has woken up since.  The stop would wake it with a signal pending, and the call
  * would return the part written.  tests/targets/shortio.c, a thread
  * writing 1 MiB at a time to a blocking socket that another reads, at
  * 999 Hz: 185-214 of ~2000 writes a run came back short (none without
