@@ -335,19 +335,21 @@ out:
 	return ret;
 }
 
-int proc_wait_site(pid_t pid, pid_t tid, long *nr, uint64_t args[6], uint64_t *sp, uint64_t *pc)
+int proc_open_task_syscall(pid_t pid, pid_t tid)
+{
+	return open_task_file(pid, tid, "syscall");
+}
+
+int proc_read_wait_site(int fd, long *nr, uint64_t args[6], uint64_t *sp, uint64_t *pc)
 {
 	unsigned long long v[8];
-	char path[64], buf[256];
+	char buf[256];
 	ssize_t n;
-	int fd, k;
+	int k;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", pid, tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
 	if (n <= 0)
 		return -1;
 	buf[n] = '\0';
@@ -370,4 +372,14 @@ int proc_wait_site(pid_t pid, pid_t tid, long *nr, uint64_t args[6], uint64_t *s
 		return -1;
 	}
 	return 0;
+}
+
+int proc_wait_site(pid_t pid, pid_t tid, long *nr, uint64_t args[6], uint64_t *sp, uint64_t *pc)
+{
+	int fd = proc_open_task_syscall(pid, tid), ret;
+
+	ret = proc_read_wait_site(fd, nr, args, sp, pc);
+	if (fd >= 0)
+		close(fd);
+	return ret;
 }

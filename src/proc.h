@@ -61,6 +61,11 @@ int proc_cpus_idle(int fd, uint64_t *idle, int ncpus);
  * pointer and the address after the call.  0, or -1 if it is not blocked
  * (running) or cannot be read. */
 int proc_wait_site(pid_t pid, pid_t tid, long *nr, uint64_t args[6], uint64_t *sp, uint64_t *pc);
+/* The same from that file opened once (proc_open_task_syscall(), -1 if
+ * it cannot be): a read of it kept open took 2.8 us here, an open, read
+ * and close 8-22 us (medians of 200 after 1 ms asleep). */
+int proc_open_task_syscall(pid_t pid, pid_t tid);
+int proc_read_wait_site(int fd, long *nr, uint64_t args[6], uint64_t *sp, uint64_t *pc);
 
 /* The open flags (O_NONBLOCK, ...) of descriptor FD of PID, from
  * /proc/PID/fdinfo/FD.  0, or -1 if it cannot be read (closed since). */

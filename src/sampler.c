@@ -1561,13 +1561,13 @@ static int ran_at_tick(struct sampler *sp, struct thread *t, int cpu)
  *
  * Nor one asleep in a call that the stop would end short
  * (syscall_ends_short(): a write that waits for room after part of its
- * data went), read from /proc/PID/task/TID/syscall (open, read and
- * close: 22 us here after 1 ms asleep, median of 200; for such threads
- * only, while the CPUs are held), or whose call cannot be read there: it
- * has woken up since.  The stop would wake it with a signal pending, and the call
- * would return the part written.  tests/targets/shortio.c, a thread
+ * data went), read from /proc/PID/task/TID/syscall (kept open: 2.8 us
+ * a read here, for such threads only, while the CPUs are held), or
+ * whose call cannot be read there: it has woken up since.  The stop
+ * would wake it with a signal pending, and the call would return the
+ * part written.  tests/targets/shortio.c, a thread
  * writing 1 MiB at a time to a blocking socket that another reads, at
- * 999 Hz: 185-214 of ~2000 writes a run came back short (none without
+ * 999 Hz: 185-301 of ~2000 writes a run came back short (none without
  * ctprof), 195 of them at stops of such samples; with this, 2-9, all at
  * stops of threads running or runnable in the kernel (note_short_write()). */
 static bool ends_short(struct thread *t)
@@ -1575,7 +1575,9 @@ static bool ends_short(struct thread *t)
 	uint64_t args[6], wsp, wpc;
 	long nr;
 
-	return proc_wait_site(t->proc->pid, t->tid, &nr, args, &wsp, &wpc) < 0 || syscall_ends_short(nr, args);
+	if (t->syscall_fd < 0)
+		t->syscall_fd = proc_open_task_syscall(t->proc->pid, t->tid);
+	return proc_read_wait_site(t->syscall_fd, &nr, args, &wsp, &wpc) < 0 || syscall_ends_short(nr, args);
 }
 
 static bool slept_after_tick(struct sampler *sp, struct thread *t, int cpu)

@@ -98,6 +98,7 @@ static struct thread *thread_add(struct session *s, struct process *p, pid_t tid
 	t->stat_fd = proc_open_task_stat(p->pid, tid);
 	t->schedstat_fd = -1;
 	t->sched_fd = -1;
+	t->syscall_fd = -1;
 	t->last_cpu = -1;
 	p->nthreads++;
 	s->threads_seen++;
@@ -117,6 +118,8 @@ static void thread_remove(struct session *s, struct thread *t)
 		close(t->schedstat_fd);
 	if (t->sched_fd >= 0)
 		close(t->sched_fd);
+	if (t->syscall_fd >= 0)
+		close(t->syscall_fd);
 	free(t->last_frames);
 	t->proc->nthreads--;
 	*t = s->threads[--s->nthreads];
@@ -300,6 +303,10 @@ static void handle_exec(struct session *s, struct thread *t)
 	if (t && t->sched_fd >= 0) {
 		close(t->sched_fd);
 		t->sched_fd = -1;
+	}
+	if (t && t->syscall_fd >= 0) {
+		close(t->syscall_fd);
+		t->syscall_fd = -1;
 	}
 	if (t && t->schedstat_fd >= 0) {
 		close(t->schedstat_fd);

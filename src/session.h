@@ -48,6 +48,7 @@ struct thread {
 	/* The sampler's, for wall-clock mode and CPU-time weighting. */
 	int schedstat_fd;       /* /proc/PID/task/TID/schedstat, -1 until needed */
 	int sched_fd;           /* /proc/PID/task/TID/sched, -1 until needed */
+	int syscall_fd;         /* /proc/PID/task/TID/syscall, the same */
 	bool blocked_sample;    /* the sample asked for is of a blocked thread */
 	bool at_take;           /* ... of one seen on its CPU when the CPU was
 	                         * taken at the tick (reading after it) */
