@@ -374,12 +374,3 @@ int proc_read_wait_site(int fd, long *nr, uint64_t args[6], uint64_t *sp, uint64
 	return 0;
 }
 
-int proc_wait_site(pid_t pid, pid_t tid, long *nr, uint64_t args[6], uint64_t *sp, uint64_t *pc)
-{
-	int fd = proc_open_task_syscall(pid, tid), ret;
-
-	ret = proc_read_wait_site(fd, nr, args, sp, pc);
-	if (fd >= 0)
-		close(fd);
-	return ret;
-}

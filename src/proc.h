@@ -55,15 +55,14 @@ int proc_exec_start(int sched_fd, uint64_t *ns);
  * /proc/stat kept open.  0, or -1 if unreadable. */
 int proc_cpus_idle(int fd, uint64_t *idle, int ncpus);
 
-/* Where a blocked thread waits, from /proc/PID/task/TID/syscall: the
+/* Where a blocked thread waits, from its /proc/PID/task/TID/syscall
+ * opened once (proc_open_task_syscall(); FD -1 if it could not be): the
  * system call number (-1: blocked, but not in a system call), its
  * arguments into ARGS if not NULL (zeros if not in a call), its stack
- * pointer and the address after the call.  0, or -1 if it is not blocked
- * (running) or cannot be read. */
-int proc_wait_site(pid_t pid, pid_t tid, long *nr, uint64_t args[6], uint64_t *sp, uint64_t *pc);
-/* The same from that file opened once (proc_open_task_syscall(), -1 if
- * it cannot be): a read of it kept open took 2.8 us here, an open, read
- * and close 8-22 us (medians of 200 after 1 ms asleep). */
+ * pointer and the address after the call.  0, or -1 if it is not
+ * blocked (running) or cannot be read.  A read of the file kept open
+ * took 2.8 us here, an open, read and close 8-22 us (medians of 200
+ * after 1 ms asleep). */
 int proc_open_task_syscall(pid_t pid, pid_t tid);
 int proc_read_wait_site(int fd, long *nr, uint64_t args[6], uint64_t *sp, uint64_t *pc);
 

@@ -270,7 +270,8 @@ static bool regs_in_syscall(const struct user_regs_struct *r)
  * it ended, so the call, its arguments and what it returned are in the
  * registers.  write, pwrite64 and sendto (send) are seen; a short count
  * on a descriptor opened O_NONBLOCK, or sent with MSG_DONTWAIT, is the
- * program's own.  tests/targets/shortio.c, 999 Hz, a writer of 1 MiB
+ * program's own.  The descriptor's flags are read from /proc after the
+ * thread runs again (count_short_writes()), not in its stop.  tests/targets/shortio.c, 999 Hz, a writer of 1 MiB
  * blocks to a socket another thread reads (256 KiB to a pipe): the count
  * matched the writes the target saw come back short in nine runs.  A
  * thread stopped twice on its way out of one call is counted twice:
@@ -278,7 +279,6 @@ static bool regs_in_syscall(const struct user_regs_struct *r)
 static void note_short_write(struct sampler *sp, struct thread *t, const struct user_regs_struct *r)
 {
 	long long ret = (long long)r->rax;
-	int flags;
 
 	if (ret < 0 || (uint64_t)ret >= r->rdx)
 		return;
@@ -293,9 +293,22 @@ static void note_short_write(struct sampler *sp, struct thread *t, const struct 
 	default:
 		return;
 	}
-	if (proc_fd_flags(t->proc->pid, (int)r->rdi, &flags) < 0 || (flags & O_NONBLOCK))
-		return;
-	sp->stats.short_writes++;
+	GROW(sp->shorts, sp->shortcap, sp->nshorts + 1);
+	sp->shorts[sp->nshorts].pid = t->proc->pid;
+	sp->shorts[sp->nshorts++].fd = (int)r->rdi;
+}
+
+/* The writes note_short_write() saw, their threads resumed: those on a
+ * blocking descriptor are the stops'. */
+static void count_short_writes(struct sampler *sp)
+{
+	for (size_t i = 0; i < sp->nshorts; i++) {
+		int flags;
+
+		if (proc_fd_flags(sp->shorts[i].pid, sp->shorts[i].fd, &flags) == 0 && !(flags & O_NONBLOCK))
+			sp->stats.short_writes++;
+	}
+	sp->nshorts = 0;
 }
 
 /* Holding only where it counts.  A helper's hold costs the target's CPU
@@ -1024,16 +1037,23 @@ static bool still_waiting(struct sampler *sp, struct thread *t)
 {
 	uint64_t wsp, wpc;
 	long nr;
+	bool same;
+	int fd;
 
 	if (!t->last_frames)
 		return false;
 	sp->stats.site_reads++;
-	if (proc_wait_site(t->proc->pid, t->tid, &nr, NULL, &wsp, &wpc) == 0 &&
-	    nr == t->wait_nr && wsp == t->wait_sp && wpc == t->wait_pc) {
+	/* Opened for this read only: --wall reads every blocked thread,
+	 * and a file kept open for each (as on-CPU ends_short() keeps its
+	 * few) would add a descriptor per thread to the two it has. */
+	fd = proc_open_task_syscall(t->proc->pid, t->tid);
+	same = proc_read_wait_site(fd, &nr, NULL, &wsp, &wpc) == 0 && nr == t->wait_nr && wsp == t->wait_sp &&
+	       wpc == t->wait_pc;
+	if (fd >= 0)
+		close(fd);
+	if (same)
 		t->last_slices = t->slices_mark;
-		return true;
-	}
-	return false;
+	return same;
 }
 
 /* --wall: the blocked thread's stack, with its system call as the leaf,
@@ -1158,6 +1178,7 @@ static void unwind_captures(struct sampler *sp)
 	struct sampler_stats *st = &sp->stats;
 	size_t i;
 
+	count_short_writes(sp);
 	drop_old_image(sp);
 	for (i = 0; i < sp->ntargets; i++) {
 		struct target *tgt = sp->targets[i];
@@ -2915,6 +2936,7 @@ int sampler_run(struct sampler *sp)
 	 * caches and file descriptors go now, not at exit. */
 	if (sp->ncaps)
 		unwind_captures(sp);
+	count_short_writes(sp);
 	if (sp->cputime) {
 		for (size_t i = 0; i < s->nthreads; i++) {
 			struct thread *t = &s->threads[i];
@@ -2991,6 +3013,7 @@ void sampler_release(struct sampler *sp)
 		free(sp->caps[i].stack2);
 	}
 	free(sp->caps);
+	free(sp->shorts);
 	free(sp->picks);
 	free(sp->want);
 	free(sp->since);

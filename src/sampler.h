@@ -217,6 +217,12 @@ struct sampler {
 
 	struct capture *caps;           /* this tick's captures */
 	size_t ncaps, capcap;
+	struct short_write {
+		pid_t pid;
+		int fd;
+	} *shorts;                      /* writes seen to return short at
+	                                 * stops, to be told apart after */
+	size_t nshorts, shortcap;
 	uint64_t *pcs;                  /* max_frames scratch */
 	struct tname {
 		pid_t tid;
