@@ -999,12 +999,21 @@ static void thread_exits(void *arg, struct thread *t)
 	note_thread(sp, t->proc->pid, EXITED_TID);
 }
 
-/* --wall: count blocked thread T's last stack again, without a stop. */
+/* --wall: the call T waits in now, if its stack is known. */
+static struct wait_site *wait_now(const struct thread *t)
+{
+	return t->sites && t->site >= 0 ? &t->sites[t->site] : NULL;
+}
+
+/* --wall: count blocked thread T's stack again, without a stop. */
 static void count_again(struct sampler *sp, struct thread *t)
 {
-	if (!t->last_frames)
+	struct wait_site *w = wait_now(t);
+
+	if (!w)
 		return;
-	stacks_add(&sp->stacks, t->proc->pid, t->tid, t->last_frames, t->last_n, 1, sp->period_ns);
+	w->used = sp->tick_n + 1;
+	stacks_add(&sp->stacks, t->proc->pid, t->tid, w->frames, w->n, 1, sp->period_ns);
 	sp->stats.reused++;
 }
 
@@ -1029,63 +1038,154 @@ static void late_tick(struct sampler *sp, struct thread *t)
 	t->late_ticks = n < t->late_passed ? n : t->late_passed;
 }
 
-/* --wall: blocked thread T got a CPU since its last stack was taken (in
- * slices_mark): but maybe only to come back to the same call from the same
- * place, as it does after the stop that took that stack, or after a wakeup
- * that changed nothing.  Then the stack is the same. */
+/* --wall: do the return addresses found under wait site W (find_callers())
+ * still hold what they did when its stack was taken?  One call made from
+ * the same SP and PC can come from two callers whose frames are the same
+ * size. */
+static bool same_callers(const struct thread *t, const struct wait_site *w)
+{
+	struct iovec local, remote[SITE_WORDS];
+	uint64_t now[SITE_WORDS];
+	size_t len = w->nwords * sizeof(*now);
+
+	if (!w->nwords)
+		return true;
+	for (unsigned i = 0; i < w->nwords; i++) {
+		remote[i].iov_base = (void *)(uintptr_t)w->addr[i];
+		remote[i].iov_len = sizeof(*now);
+	}
+	local.iov_base = now;
+	local.iov_len = len;
+	return process_vm_readv(t->tid, &local, 1, remote, w->nwords, 0) == (ssize_t)len &&
+	       memcmp(now, w->word, len) == 0;
+}
+
+/* --wall: blocked thread T got a CPU since its stack was last taken or
+ * counted (in slices_mark): but maybe only to come back to a call it was
+ * stopped in before, from the same place, as it does after the stop
+ * that took that stack, after a wakeup that changed nothing, or in the
+ * next turn of a loop.  Then the stack is the one taken there.  Kept for
+ * the last WAIT_SITES calls: a writer that fills a socket runs between
+ * two waits, and a stop of it there, a stack of no wait, did not make it
+ * forget the one it waits in.  Each stop of a thread blocked in a write
+ * can end the write short. */
 static bool still_waiting(struct sampler *sp, struct thread *t)
 {
 	uint64_t wsp, wpc;
 	long nr;
-	bool same;
-	int fd;
+	int fd, got;
 
-	if (!t->last_frames)
+	if (!t->sites)
 		return false;
 	sp->stats.site_reads++;
 	/* Opened for this read only: --wall reads every blocked thread,
 	 * and a file kept open for each (as on-CPU ends_short() keeps its
 	 * few) would add a descriptor per thread to the two it has. */
 	fd = proc_open_task_syscall(t->proc->pid, t->tid);
-	same = proc_read_wait_site(fd, &nr, NULL, &wsp, &wpc) == 0 && nr == t->wait_nr && wsp == t->wait_sp &&
-	       wpc == t->wait_pc;
+	got = proc_read_wait_site(fd, &nr, NULL, &wsp, &wpc);
 	if (fd >= 0)
 		close(fd);
-	if (same)
-		t->last_slices = t->slices_mark;
-	return same;
+	if (got < 0) {
+		t->site = -1;
+		return false;
+	}
+	for (int i = 0; i < WAIT_SITES; i++) {
+		const struct wait_site *w = &t->sites[i];
+
+		if (w->frames && (w->nr == nr || (w->restarted && nr == __NR_restart_syscall)) &&
+		    w->sp == wsp && w->pc == wpc && same_callers(t, w)) {
+			t->site = i;
+			t->last_slices = t->slices_mark;
+			return true;
+		}
+	}
+	/* Until its stop comes, a tick that finds it still waiting
+	 * counts nothing rather than another call's stack. */
+	t->site = -1;
+	return false;
+}
+
+/* The return addresses of a walk's PCS[1..N) (a call's less one) found in
+ * C's stack copy, innermost first and at most SITE_WORDS, into W: where
+ * they are and what they hold.  One not found ends the search. */
+static void find_callers(const struct capture *c, const uint64_t *pcs, unsigned n,
+			 struct wait_site *w)
+{
+	size_t off = c->regs.rsp >= c->sp ? c->regs.rsp - c->sp : c->stack_len;
+
+	w->nwords = 0;
+	for (unsigned j = 1; j < n && w->nwords < SITE_WORDS; j++) {
+		uint64_t v = 0;
+
+		for (; off + sizeof(v) <= c->stack_len; off += sizeof(v)) {
+			memcpy(&v, c->stack + off, sizeof(v));
+			if (v == pcs[j] + 1 || v == pcs[j])
+				break;
+		}
+		if (off + sizeof(v) > c->stack_len)
+			break;
+		w->addr[w->nwords] = c->sp + off;
+		w->word[w->nwords++] = v;
+		off += sizeof(v);
+	}
 }
 
 /* --wall: the blocked thread's stack, with its system call as the leaf,
- * is kept to be counted at each tick while it waits there. */
+ * is kept to be counted at each tick while it waits there: in the slot of
+ * the same call from the same callers, or a free one, or the one counted
+ * least lately.  FOUND: its callers (find_callers()). */
 static void remember_wait(struct sampler *sp, const struct capture *c, const uint64_t *keys,
-			  unsigned n)
+			  unsigned n, const struct wait_site *found)
 {
 	struct thread *t = session_thread(sp->session, c->tid);
+	struct wait_site *w;
+	long nr;
+	int i, pick = -1;
 
 	if (!t)
 		return;
-	free(t->last_frames);
-	t->last_frames = xmalloc((n ? n : 1) * sizeof(*keys));
-	memcpy(t->last_frames, keys, n * sizeof(*keys));
-	t->last_n = n;
+	nr = (long)c->regs.orig_rax;
+	if (!t->sites)
+		t->sites = xcalloc(WAIT_SITES, sizeof(*t->sites));
+	for (i = 0; i < WAIT_SITES; i++) {
+		w = &t->sites[i];
+		if (!w->frames) {
+			if (pick < 0 || t->sites[pick].frames)
+				pick = i;
+		} else if (w->nr == nr && w->sp == c->regs.rsp && w->pc == c->regs.rip &&
+			   w->nwords == found->nwords &&
+			   !memcmp(w->word, found->word, found->nwords * sizeof(*w->word)) &&
+			   !memcmp(w->addr, found->addr, found->nwords * sizeof(*w->addr))) {
+			pick = i;
+			break;
+		} else if (pick < 0 || (t->sites[pick].frames && w->used < t->sites[pick].used)) {
+			pick = i;
+		}
+	}
+	w = &t->sites[pick];
+	free(w->frames);
+	*w = *found;
+	w->frames = xmalloc((n ? n : 1) * sizeof(*keys));
+	memcpy(w->frames, keys, n * sizeof(*keys));
+	w->n = n;
+	w->nr = nr;
+	/* After the stop, nanosleep and the like go on as restart_syscall:
+	 * the same wait until it ends, and the next call is the call. */
+	w->restarted = (long long)c->regs.rax == -ERESTART_RESTARTBLOCK;
+	w->sp = c->regs.rsp;
+	w->pc = c->regs.rip;
+	w->used = sp->tick_n + 1;
+	t->site = pick;
 	t->last_slices = c->slices;
-	/* After a stop, nanosleep and the like come back as restart_syscall. */
-	t->wait_nr = (long long)c->regs.rax == -ERESTART_RESTARTBLOCK ? __NR_restart_syscall
-								     : (long)c->regs.orig_rax;
-	t->wait_sp = c->regs.rsp;
-	t->wait_pc = c->regs.rip;
 }
 
+/* --wall: a sample of T not blocked: it waits in none of its calls now. */
 static void forget_wait(struct sampler *sp, pid_t tid)
 {
 	struct thread *t = session_thread(sp->session, tid);
 
-	if (t && t->last_frames) {
-		free(t->last_frames);
-		t->last_frames = NULL;
-		t->last_n = 0;
-	}
+	if (t)
+		t->site = -1;
 }
 
 int sampler_init(struct sampler *sp, struct session *s, const struct unwinder_ops *unwinder,
@@ -1192,6 +1292,7 @@ static void unwind_captures(struct sampler *sp)
 		struct capture *c = &sp->caps[i];
 		struct target *tgt = c->target;
 		uint64_t t0 = now_ns(), t1, us = c->stall_ns / 1000;
+		struct wait_site callers;
 		enum unwind_result res;
 		unsigned n = 0, j, fp = 0;
 
@@ -1228,6 +1329,8 @@ static void unwind_captures(struct sampler *sp)
 		else
 			st->unwind_failed++;
 		st->frames += n;
+		if (c->blocked && (long long)c->regs.orig_rax >= 0)
+			find_callers(c, sp->pcs, n, &callers);
 		for (j = 0; j < n; j++)
 			sp->pcs[j] = maps_frame_key(&tgt->maps, sp->pcs[j]);
 		/* The leaf says which call it waits in.  A blocked thread
@@ -1243,7 +1346,7 @@ static void unwind_captures(struct sampler *sp)
 		if (c->blocked && (long long)c->regs.orig_rax >= 0) {
 			push_leaf(sp, &n, frame_key_syscall((long)c->regs.orig_rax));
 			st->blocked_stops++;
-			remember_wait(sp, c, sp->pcs, n);
+			remember_wait(sp, c, sp->pcs, n, &callers);
 		} else if (sp->wall) {
 			forget_wait(sp, c->tid);
 		}
@@ -1716,7 +1819,7 @@ static bool choose_thread(struct sampler *sp, struct thread *t)
 		/* A thread that has not been given a CPU since its
 		 * stack was taken waits where it did: one small read,
 		 * no stop. */
-		if (thread_sched(t) == 0 && t->last_frames && t->slices_mark == t->last_slices) {
+		if (thread_sched(t) == 0 && wait_now(t) && t->slices_mark == t->last_slices) {
 			count_again(sp, t);
 			return true;
 		}

@@ -99,10 +99,23 @@ static struct thread *thread_add(struct session *s, struct process *p, pid_t tid
 	t->schedstat_fd = -1;
 	t->sched_fd = -1;
 	t->syscall_fd = -1;
+	t->site = -1;
 	t->last_cpu = -1;
 	p->nthreads++;
 	s->threads_seen++;
 	return t;
+}
+
+/* The stacks of the calls T waited in (--wall): none known. */
+static void forget_sites(struct thread *t)
+{
+	if (t->sites) {
+		for (int i = 0; i < WAIT_SITES; i++)
+			free(t->sites[i].frames);
+		free(t->sites);
+		t->sites = NULL;
+	}
+	t->site = -1;
 }
 
 /* Forget T; pointers to other threads stay valid only until the next add. */
@@ -120,7 +133,7 @@ static void thread_remove(struct session *s, struct thread *t)
 		close(t->sched_fd);
 	if (t->syscall_fd >= 0)
 		close(t->syscall_fd);
-	free(t->last_frames);
+	forget_sites(t);
 	t->proc->nthreads--;
 	*t = s->threads[--s->nthreads];
 }
@@ -313,9 +326,7 @@ static void handle_exec(struct session *s, struct thread *t)
 		t->schedstat_fd = -1;
 	}
 	if (t) {
-		free(t->last_frames);
-		t->last_frames = NULL;
-		t->last_n = 0;
+		forget_sites(t);
 		t->run_known = false;
 		t->idle_known = false;
 	}

@@ -30,6 +30,23 @@ struct process {
 	void *priv;             /* the sampler's per-process state */
 };
 
+/* --wall: a system call a thread was stopped blocked in, with its stack,
+ * counted again without a stop while the thread waits there (sampler.c,
+ * still_waiting()). */
+#define WAIT_SITES 4
+#define SITE_WORDS 16
+struct wait_site {
+	uint64_t *frames;       /* the stack, the call its leaf; NULL: free */
+	unsigned n;
+	long nr;                /* the call (orig_rax) */
+	bool restarted;         /* ... to go on as restart_syscall */
+	uint64_t sp, pc;        /* ... and where it was made */
+	unsigned nwords;        /* return addresses found in the stack copy, */
+	uint64_t addr[SITE_WORDS]; /* ... where they were */
+	uint64_t word[SITE_WORDS]; /* ... and what */
+	uint64_t used;          /* the tick it was last counted at */
+};
+
 struct thread {
 	pid_t tid;
 	struct process *proc;
@@ -58,8 +75,8 @@ struct thread {
 	uint64_t sample_run;    /* its CPU time at its last sample */
 	uint64_t run_first;     /* its CPU time when first seen */
 	bool run_known;         /* run_ns and run_first are set */
-	uint64_t *last_frames;  /* blocked: the stack it waits with */
-	unsigned last_n;
+	struct wait_site *sites; /* --wall: WAIT_SITES, NULL until the first */
+	int site;               /* ... the one it waits in now, -1: none known */
 	uint64_t slices_mark;   /* times it got a CPU, read with run_mark */
 	uint64_t wait_mark;     /* time it waited for a CPU, read with run_mark */
 	uint64_t stop_run;      /* its CPU time and time waiting for a CPU */
@@ -83,8 +100,6 @@ struct thread {
 	                         * late_tick() in sampler.c) */
 	int last_cpu;           /* the CPU it was last seen on */
 	uint64_t cpu_read_n;    /* ... 1 + the tick it was read at, 0 if never */
-	long wait_nr;           /* ... the system call (-1: none) */
-	uint64_t wait_sp, wait_pc; /* ... and where it was made */
 	/* On-CPU with helpers: whether its stops need its CPU held (see
 	 * "Holding only where it counts" in sampler.c). */
 	bool quiet;             /* seen to enter the kernel seldom: its stops

@@ -66,6 +66,19 @@ check "idle: blocked threads stopped a few times each (<= 3 per thread)" le "$st
 check "idle: the idle threads wait in futex, in idle_thread" \
 	eval 'grep -q "\[syscall: futex\]" "$OUT" && ge "$(cum_pct idle_thread)" 90'
 
+# One read, made from wait_a() a quarter of the time and from wait_b()
+# the rest, with the same stack pointer and program counter from either
+# (frames of one size): a stack counted again without a stop must be the
+# caller's that waits now.  Kept by call, SP and PC alone, every wait
+# went to the caller first stopped in (wait_a 49.9%, wait_b none).
+run_ctprof twowaits --wall -F 999 -v -- "$TARGETS/twowaits" 2
+own=$(sed -n 's/^twowaits: .* wait_a \([0-9.]*\)%, wait_b \([0-9.]*\)%$/\1 \2/p' "$OUT")
+a=$(cum_pct wait_a)
+b=$(cum_pct wait_b)
+diag "twowaits: wait_a $a%, wait_b $b% of the samples; by its own clock ${own:-?}% of the waiting thread's time; $(wall_stat stops) stops of blocked threads"
+check "twowaits: each caller's share of the waits is its own (within 8 points)" \
+	eval 'is_status 0 && [ -n "$own" ] && awk -v a="$a" -v b="$b" -v own="$own" "BEGIN { split(own, o, \" \"); if (a + b <= 0) exit 1; d = 100 * a / (a + b) - 100 * o[1] / (o[1] + o[2]); exit !(d <= 8 && d >= -8) }"'
+
 # Attached to a server while it runs, and detached: nothing it notices.
 "$TARGETS/echoserver" 3000 >"$TMP/attached.out" &
 pid=$!
