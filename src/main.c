@@ -297,6 +297,10 @@ int main(int argc, char **argv)
 	}
 	if (s.nthreads)
 		session_detach(&s);
+	/* Said as it happened too, whatever the output's format. */
+	if (sp.stats.fds_short)
+		error_msg("warning: ran out of file descriptors: %llu opens of threads' /proc files failed, and those threads were sampled less well; raise the hard limit (ulimit -Hn) and run again",
+			  (unsigned long long)sp.stats.fds_short);
 	/* Once the target runs free: an output that does not drain holds up
 	 * nobody but ctprof. */
 	live_ret = top_end(top);

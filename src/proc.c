@@ -66,12 +66,18 @@ int proc_read_stat(pid_t pid, pid_t tid, struct proc_stat *st)
 }
 
 /* Open /proc/PID/task/TID/NAME, read-only; -1 on error. */
+unsigned long proc_fds_short;
+
 static int open_task_file(pid_t pid, pid_t tid, const char *name)
 {
 	char path[64];
+	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", pid, tid, name);
-	return open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE))
+		proc_fds_short++;
+	return fd;
 }
 
 int proc_open_task_stat(pid_t pid, pid_t tid)

@@ -26,6 +26,10 @@ int proc_read_stat(pid_t pid, pid_t tid, struct proc_stat *st);
 /* Open /proc/PID/task/TID/stat for repeated proc_state() calls; -1 on error. */
 int proc_open_task_stat(pid_t pid, pid_t tid);
 
+/* Opens of a thread's /proc files (proc_open_task_*()) that failed for
+ * want of a file descriptor (EMFILE, ENFILE). */
+extern unsigned long proc_fds_short;
+
 /* The state letter of a thread from its kept-open stat fd (one pread, no
  * allocation), or 0 if the thread is gone.  If CPU is not NULL, it gets the
  * CPU the thread last ran on (-1 if unknown); if FAULTS is not NULL, its

@@ -324,6 +324,15 @@ int report_write(FILE *f, const struct profile *p, const struct run_info *ri,
 			fprintf(f, "note: %" PRIu64 " %s in anonymous executable memory (JIT code) %s not in /tmp/perf-%d.map, written before that code was compiled; a JVM's map from 'jcmd %d Compiler.perfmap' holds only what was compiled then: run it again later in the run\n",
 				ri->anon_unnamed, plural(ri->anon_unnamed, "address", "addresses"),
 				plural(ri->anon_unnamed, "is", "are"), (int)p->pid, (int)p->pid);
+		if (ri->stats->fds_short) {
+			struct rlimit rl;
+			char lim[48] = "";
+
+			if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+				snprintf(lim, sizeof(lim), " (limit %llu)", (unsigned long long)rl.rlim_cur);
+			fprintf(f, "note: ctprof ran out of file descriptors%s: %" PRIu64 " %s of threads' /proc files failed, and those threads were sampled less well (--wall stops them at every tick); raise the hard limit (ulimit -Hn, or LimitNOFILE= for a service) and run again\n",
+				lim, ri->stats->fds_short, plural(ri->stats->fds_short, "open", "opens"));
+		}
 		/* What a stop did to the target that cannot be helped. */
 		if (ri->stats->short_writes)
 			fprintf(f, "note: %" PRIu64 " %s of the target to a blocking pipe or socket came back short at ctprof's stops: a stop, as a signal does, ends a write that waits for room with the part written; a program that does not write the rest itself loses it\n",

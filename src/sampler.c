@@ -2891,6 +2891,7 @@ int sampler_run(struct sampler *sp)
 	struct session *s = sp->session;
 	uint64_t period = sp->period_ns = 1000000000ULL / sp->frequency;
 	uint64_t start = now_ns(), end = 0, cpu0, tcpu0, next_interval = 0;
+	unsigned long fds_short0;
 	/* Tick n is at tick_time(t0, period, n). */
 	uint64_t t0 = sp->t0 = start + period, next_n = 0, late_max = period / 4;
 
@@ -2913,6 +2914,7 @@ int sampler_run(struct sampler *sp)
 	cpu0 = cpu_time_ns();
 	tcpu0 = thread_cpu_ns();
 	sp->stats.fds_before = count_open_fds();
+	fds_short0 = proc_fds_short;
 	{
 		struct timespec rt;
 
@@ -3061,6 +3063,7 @@ int sampler_run(struct sampler *sp)
 		sp->targets[i]->unwind_state = NULL;
 	}
 	sp->stats.wall_ns = now_ns() - start;
+	sp->stats.fds_short = proc_fds_short - fds_short0;
 	sp->stats.cpu_ns = cpu_time_ns() - cpu0;
 	sp->stats.part_ns.sampler_cpu = thread_cpu_ns() - tcpu0;
 	sp->stats.part_ns.helpers_cpu = kicker_cpu_ns(&sp->kick);

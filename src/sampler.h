@@ -61,6 +61,8 @@ struct sampler_stats {
 	                                 * a stop would end short */
 	uint64_t short_writes;          /* writes to a blocking descriptor
 	                                 * that a stop ended short */
+	uint64_t fds_short;             /* opens of threads' /proc files that
+	                                 * failed for want of a descriptor */
 	uint64_t blocked_at_tick;       /* stops that found the thread blocked
 	                                 * in a system call: not samples */
 	uint64_t lead_ns;               /* sum over ticks of the sampler's lead */

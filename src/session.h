@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 /* A traced process: the target, and with --follow-forks every process
@@ -145,6 +146,8 @@ struct session {
 	uint64_t sample_ns;     /* ... and in the on_sample callback */
 	uint64_t spin_ns, sleep_ns; /* session_wait_samples(), less those */
 	sigset_t old_mask;
+	struct rlimit old_nofile; /* RLIMIT_NOFILE as ctprof started */
+	bool nofile_raised;     /* ... and raised since, not for a command */
 
 	sample_fn on_sample;
 	exit_fn on_exit;        /* NULL: nothing to do at a thread's exit */
