@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -237,6 +238,62 @@ static int dump_main(const struct options *o)
 	return ret < 0 ? 1 : 0;
 }
 
+/* A profiling run's part that traces the target: attach to it or launch
+ * it, sample it, and let go of it (session_let_go()). */
+struct tracing {
+	const struct options *o;
+	struct session *s;
+	struct sampler *sp;
+	struct top *top;
+	struct every *every;
+	int ret;                /* sampling's result, < 0 if it failed */
+	int exit_code;          /* >= 0: nothing was traced, exit with it */
+};
+
+static void *trace(void *arg)
+{
+	struct tracing *tr = arg;
+	const struct options *o = tr->o;
+	struct session *s = tr->s;
+	struct sampler *sp = tr->sp;
+	int ret, code;
+
+	if (o->pid) {
+		if (session_attach(s, o->pid) < 0) {
+			tr->exit_code = 1;
+			return NULL;
+		}
+		if (isatty(STDERR_FILENO) && !o->duration && !(o->live && isatty(STDOUT_FILENO)))
+			error_msg("profiling pid %d (%s) at %u Hz; press Ctrl-C to stop",
+				  s->pid, s->comm, o->frequency);
+	} else if (session_launch(s, o->argv, &code) < 0) {
+		tr->exit_code = code;
+		return NULL;
+	}
+	/* A closed pipe on the report must not kill ctprof; it is set after
+	 * the launch because an ignored SIGPIPE would be inherited. */
+	signal(SIGPIPE, SIG_IGN);
+
+	ret = sampler_init(sp, s, unwinder_find(o->unwinder), o->frequency, o->duration, o->stack_size, o->max_frames);
+	sp->wall = o->wall;
+	sp->cputime = o->cputime;
+	if (ret < 0) {
+		error_msg("cannot start sampling pid %d: %s", s->pid, strerror(-ret));
+	} else if (o->live && !(tr->top = top_start(sp, o))) {
+		ret = -errno;
+		error_msg("cannot start the live view: %s", strerror(errno));
+	} else if (o->every && !(tr->every = every_start(sp, o))) {
+		ret = -errno;
+		error_msg("cannot start writing profiles: %s", strerror(errno));
+	} else {
+		sampler_run(sp);
+	}
+	if (s->nthreads)
+		session_let_go(s);
+	tr->ret = ret;
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -247,7 +304,9 @@ int main(int argc, char **argv)
 	struct top *top = NULL;
 	struct every *every = NULL;
 	FILE *outs[ARRAY_SIZE(o.outputs)];
-	int code, fail, ret, live_ret;
+	struct tracing tr = { .o = &o, .s = &s, .sp = &sp, .exit_code = -1 };
+	pthread_t tracer;
+	int code, fail, ret, live_ret, err;
 
 	if (cli_parse(argc, argv, &o, &code) < 0)
 		return code;
@@ -268,35 +327,20 @@ int main(int argc, char **argv)
 		error_msg("cannot set up signal handling: %s", strerror(-ret));
 		return fail;
 	}
-	if (o.pid) {
-		if (session_attach(&s, o.pid) < 0)
-			return 1;
-		if (isatty(STDERR_FILENO) && !o.duration && !(o.live && isatty(STDOUT_FILENO)))
-			error_msg("profiling pid %d (%s) at %u Hz; press Ctrl-C to stop",
-				  s.pid, s.comm, o.frequency);
-	} else if (session_launch(&s, o.argv, &code) < 0) {
-		return code;
+	/* The thread that traces the target exits at the end of sampling:
+	 * the kernel then lets go of the target's threads with no stop. */
+	err = pthread_create(&tracer, NULL, trace, &tr);
+	if (err) {
+		error_msg("cannot start tracing: %s", strerror(err));
+		session_release(&s);
+		return fail;
 	}
-	/* A closed pipe on the report must not kill ctprof; it is set after
-	 * the launch because an ignored SIGPIPE would be inherited. */
-	signal(SIGPIPE, SIG_IGN);
-
-	ret = sampler_init(&sp, &s, unwinder_find(o.unwinder), o.frequency, o.duration, o.stack_size, o.max_frames);
-	sp.wall = o.wall;
-	sp.cputime = o.cputime;
-	if (ret < 0) {
-		error_msg("cannot start sampling pid %d: %s", s.pid, strerror(-ret));
-	} else if (o.live && !(top = top_start(&sp, &o))) {
-		ret = -errno;
-		error_msg("cannot start the live view: %s", strerror(errno));
-	} else if (o.every && !(every = every_start(&sp, &o))) {
-		ret = -errno;
-		error_msg("cannot start writing profiles: %s", strerror(errno));
-	} else {
-		sampler_run(&sp);
-	}
-	if (s.nthreads)
-		session_detach(&s);
+	pthread_join(tracer, NULL);
+	if (tr.exit_code >= 0)
+		return tr.exit_code;
+	top = tr.top;
+	every = tr.every;
+	ret = tr.ret;
 	/* Said as it happened too, whatever the output's format. */
 	if (sp.stats.fds_short)
 		error_msg("warning: ran out of file descriptors: %llu opens of threads' /proc files failed, and those threads were sampled less well; raise the hard limit (ulimit -Hn) and run again",

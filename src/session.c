@@ -34,6 +34,7 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -363,7 +364,7 @@ static void detach_stopped(struct session *s, pid_t tid, int status)
 		long tracer = 0;
 
 		/* Unless its first stop came first and was let go already. */
-		if (p && proc_status_long((pid_t)msg, "TracerPid", &tracer) == 0 && tracer == getpid())
+		if (p && proc_status_long((pid_t)msg, "TracerPid", &tracer) == 0 && tracer == s->tracer)
 			thread_add(s, p, (pid_t)msg);
 	}
 	if ((status >> 16) == 0)
@@ -721,7 +722,7 @@ static int seize_thread(struct session *s, pid_t tid)
 		struct proc_stat st;
 		int e = errno;
 
-		if (proc_status_long(tid, "TracerPid", &tracer) == 0 && tracer == getpid()) {
+		if (proc_status_long(tid, "TracerPid", &tracer) == 0 && tracer == s->tracer) {
 			thread_add(s, s->procs[0], tid);
 			return 0;
 		}
@@ -751,6 +752,8 @@ int session_attach(struct session *s, pid_t pid)
 		error_msg("pid %d is ctprof itself; give the pid of the program to profile", pid);
 		return -1;
 	}
+	/* TracerPid, in /proc, is the tracing thread's id. */
+	s->tracer = (pid_t)syscall(SYS_gettid);
 	ret = proc_read_stat(pid, 0, &st);
 	if (ret < 0) {
 		if (ret == -ENOENT || ret == -ESRCH)
@@ -830,6 +833,7 @@ int session_launch(struct session *s, char **argv, int *status)
 	char c = 'g';
 
 	*status = 125;
+	s->tracer = (pid_t)syscall(SYS_gettid);
 	if (pipe2(sync, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
 		error_msg("cannot run '%s': %s", argv[0], strerror(errno));
 		return -1;
@@ -961,6 +965,27 @@ void session_detach(struct session *s)
 	if (s->nthreads)
 		verbose_msg("%zu thread(s) did not stop to be detached; the kernel lets them go when ctprof exits",
 			    s->nthreads);
+	s->detaching = false;
+}
+
+void session_let_go(struct session *s)
+{
+	uint64_t deadline = now_ns() + 3000000000ULL;
+
+	s->detaching = true;
+	while (s->waiting && s->nthreads) {
+		if (session_reap(s) > 0)
+			continue;
+		session_read_signals(s);
+		if (session_reap(s) > 0)
+			continue;
+		if (now_ns() >= deadline)
+			break;
+		wait_sigfd(s, deadline, -1);
+	}
+	if (s->waiting)
+		verbose_msg("%u thread(s) did not come to a stop asked for; the kernel lets them go as the tracer exits",
+			    s->waiting);
 	s->detaching = false;
 }
 

@@ -153,6 +153,7 @@ struct session {
 	exit_fn on_exit;        /* NULL: nothing to do at a thread's exit */
 	void *sample_arg;
 	unsigned waiting;       /* threads interrupted whose stop has not come */
+	pid_t tracer;           /* the thread of ctprof that traces them */
 	bool detaching;
 	bool sample_group_stops; /* a sample asked of a thread in a group stop
 	                          * is taken before it listens again (dump) */
@@ -215,6 +216,15 @@ void session_drop_stale(struct session *s, uint64_t age_ns);
  * was group-stopped), with any pending signal delivered.  Then unblock the
  * signals ctprof was reading. */
 void session_detach(struct session *s);
+
+/* Let go of every thread without a stop, and leave the process as
+ * session_detach() does: the stops asked for already are waited for, and
+ * their threads detached there; the calling thread, the tracer, must then
+ * exit, and the kernel lets go of the others as they are (exit_ptrace()):
+ * a thread that was group-stopped stays so, one in a signal-delivery stop
+ * gets its signal.  A stop asked for only to detach ends a write that waits
+ * for room short, as any stop does. */
+void session_let_go(struct session *s);
 
 /* Launch mode, after detach: wait for the command to exit and return its
  * wait status; SIGTERM and SIGHUP are passed on meanwhile. */

@@ -25,7 +25,7 @@ noted() {
 	echo "${n:-0}"
 }
 
-plan 8
+plan 10
 run_cmd bare "$TARGETS/shortio" socket 1
 read -r w s <<<"$(counts)"
 check "(shortio alone: no short write in ${w:-?})" eval 'is_status 0 && [ "${s:-1}" = 0 ]'
@@ -64,6 +64,24 @@ check "--wall: the report's count of short writes is the target's" \
 	eval 'is_status 0 && [ -n "$s" ] && [ "$n" -ge "$s" ] && [ "$n" -le $((s + s / 50 + 1)) ]'
 check "--wall: blocked samples seldom take a stop (<= 25%)" \
 	eval '[ -n "$stops" ] && [ -n "$reused" ] && [ $((stops * 4)) -le $((stops + reused)) ]'
+
+# Attached ten times for 0.2 s at 1 Hz, so that no tick comes: the only
+# stops would be the detach's.  Detaching stopped every thread and cut 6
+# of the writer's writes short in ten attachments; it stops none now.
+"$TARGETS/shortio" socket 6 >"$TMP/attached.out" &
+pid=$!
+bg_started "$pid"
+sleep 0.2
+fails=0
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	run_ctprof "attach$i" -F 1 -d 0.2 -p "$pid" -o /dev/null
+	is_status 0 || fails=$((fails + 1))
+done
+wait_child "$pid" 20
+read -r w s <<<"$(sed -n 's/^shortio: \([0-9]*\) writes, \([0-9]*\) short$/\1 \2/p' "$TMP/attached.out")"
+diag "ten attachments: ${w:-?} writes, ${s:-?} short; $fails of the ten ctprof runs failed"
+check "ten attachments: every one exits 0, and no write came back short" \
+	eval '[ "$fails" = 0 ] && [ -n "$s" ] && [ "$s" = 0 ]'
 
 run_ctprof nonblock -F 999 -o "$TMP/nonblock.txt" -- "$TARGETS/shortio" nonblock 2
 read -r w s <<<"$(counts)"
