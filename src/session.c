@@ -942,18 +942,14 @@ int session_launch(struct session *s, char **argv, int *status)
 
 /* ---- detach ---- */
 
-void session_detach(struct session *s)
+/* Detach each thread at the stop it reports, for at most 3 s: every
+ * thread (ALL), or those whose stop was asked for. */
+static void detach_at_stops(struct session *s, bool all)
 {
 	uint64_t deadline = now_ns() + 3000000000ULL;
-	size_t i;
 
 	s->detaching = true;
-	/* Every thread is running or listening: interrupt it, and detach at
-	 * whatever stop it reports (a pending signal goes with the detach). */
-	for (i = 0; i < s->nthreads; i++)
-		if (ptrace(PTRACE_INTERRUPT, s->threads[i].tid, 0, 0) < 0 && errno == ESRCH)
-			s->threads[i].exiting = true;
-	while (s->nthreads) {
+	while (s->nthreads && (all || s->waiting)) {
 		if (session_reap(s) > 0)
 			continue;
 		session_read_signals(s);
@@ -963,31 +959,28 @@ void session_detach(struct session *s)
 			break;
 		wait_sigfd(s, deadline, -1);
 	}
+	s->detaching = false;
+}
+
+void session_detach(struct session *s)
+{
+	/* Every thread is running or listening: interrupt it, and detach at
+	 * whatever stop it reports (a pending signal goes with the detach). */
+	for (size_t i = 0; i < s->nthreads; i++)
+		if (ptrace(PTRACE_INTERRUPT, s->threads[i].tid, 0, 0) < 0 && errno == ESRCH)
+			s->threads[i].exiting = true;
+	detach_at_stops(s, true);
 	if (s->nthreads)
 		verbose_msg("%zu thread(s) did not stop to be detached; the kernel lets them go when ctprof exits",
 			    s->nthreads);
-	s->detaching = false;
 }
 
 void session_let_go(struct session *s)
 {
-	uint64_t deadline = now_ns() + 3000000000ULL;
-
-	s->detaching = true;
-	while (s->waiting && s->nthreads) {
-		if (session_reap(s) > 0)
-			continue;
-		session_read_signals(s);
-		if (session_reap(s) > 0)
-			continue;
-		if (now_ns() >= deadline)
-			break;
-		wait_sigfd(s, deadline, -1);
-	}
+	detach_at_stops(s, false);
 	if (s->waiting)
 		verbose_msg("%u thread(s) did not come to a stop asked for; the kernel lets them go as the tracer exits",
 			    s->waiting);
-	s->detaching = false;
 }
 
 int session_wait_child(struct session *s)
