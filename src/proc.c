@@ -65,9 +65,10 @@ int proc_read_stat(pid_t pid, pid_t tid, struct proc_stat *st)
 	return ret;
 }
 
-/* Open /proc/PID/task/TID/NAME, read-only; -1 on error. */
 unsigned long proc_fds_short;
 
+/* Open /proc/PID/task/TID/NAME, read-only; -1 on error (EMFILE and
+ * ENFILE counted in proc_fds_short). */
 static int open_task_file(pid_t pid, pid_t tid, const char *name)
 {
 	char path[64];
@@ -379,4 +380,3 @@ int proc_read_wait_site(int fd, long *nr, uint64_t args[6], uint64_t *sp, uint64
 	}
 	return 0;
 }
-

@@ -271,9 +271,10 @@ static bool regs_in_syscall(const struct user_regs_struct *r)
  * registers.  write, pwrite64 and sendto (send) are seen; a short count
  * on a descriptor opened O_NONBLOCK, or sent with MSG_DONTWAIT, is the
  * program's own.  The descriptor's flags are read from /proc after the
- * thread runs again (count_short_writes()), not in its stop.  tests/targets/shortio.c, 999 Hz, a writer of 1 MiB
- * blocks to a socket another thread reads (256 KiB to a pipe): the count
- * matched the writes the target saw come back short in nine runs.  A
+ * thread runs again (count_short_writes()), not in its stop.
+ * tests/targets/shortio.c, 999 Hz, a writer of 1 MiB blocks to a socket
+ * another thread reads (256 KiB to a pipe): the count matched the
+ * writes the target saw come back short in nine runs.  A
  * thread stopped again at the same exit before it got a CPU (one
  * resumed that waits for a CPU across a tick, under --wall on a busy
  * host) is the same write, counted once: its count of CPU arrivals read

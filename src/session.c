@@ -190,9 +190,9 @@ int session_init(struct session *s, bool follow_forks)
 	 * the usual one, ran out at about 400 threads, and a thread whose
 	 * files cannot be opened is sampled less well (--wall stopped 600
 	 * idle threads at every tick: 18646 stops in 2 s, against 1159 with
-	 * the limit raised; tests/fdlimit.sh).  The
-	 * soft limit goes up to the hard one, as perf does on EMFILE; a
-	 * command ctprof runs gets the limit back. */
+	 * the limit raised; tests/fdlimit.sh).  The soft limit goes up to
+	 * the hard one, as perf does on EMFILE; a command ctprof runs gets
+	 * the limit back. */
 	if (getrlimit(RLIMIT_NOFILE, &s->old_nofile) == 0 && s->old_nofile.rlim_cur < s->old_nofile.rlim_max) {
 		struct rlimit up = { s->old_nofile.rlim_max, s->old_nofile.rlim_max };
 
