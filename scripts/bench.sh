@@ -92,8 +92,8 @@
 #     two profiles of one run; in each, redis's voluntary context
 #     switches, CPU time and commands served are read before and after);
 #     Debian's /usr/bin/python3 on bench/pywork.py (dicts, strings, sorting, 30
-#     rounds, ~9 s); sqlite3 on bench/sqlwork.sql three times (in memory:
-#     inserts, indexes, joins, GROUP BY, ~2.5 s); both with the
+#     rounds, ~9 s); sqlite3 on bench/sqlwork.sql six times (in memory:
+#     inserts, indexes, joins, GROUP BY, ~2.5 s each); both with the
 #     address-space layout fixed (setarch -R), a clean environment (env
 #     -i) and, for CPython, fixed string hashes (PYTHONHASHSEED=0), as
 #     each of these moves their own profiles from run to run.  With build/tests/selftime (`selftime
@@ -548,8 +548,18 @@ pingpong_s=3
 # CPython's rounds: 30 (~9 s) give ~9000 samples a run, so that pooled
 # runs can show a distance of a few hundredths above sampling's own.
 py_rounds=30
-# sqlite3's workload three times over, each in a new database (~7 s).
-sql_reads=(".read $tmp/sqlwork.sql" ".open :memory:" ".read $tmp/sqlwork.sql" ".open :memory:" ".read $tmp/sqlwork.sql")
+# sqlite3's workload sql_passes times over, each in a new database (~2.5
+# s a pass).  Three passes gave ~7000 samples a run, and five runs pooled
+# were 0.025 from five more of perf's alone (0.020 from sampling alone),
+# so that ctprof's pooled distance to perf, 0.032-0.036, could not tell
+# a bias of ctprof's from the runs' own spread.  Eight such runs of each
+# tool pooled (a scratch script, 2026-11-29): ctprof to perf 0.021, perf
+# to perf 0.020, ctprof to perf in the same run 0.019 (sampling 0.015);
+# four runs: 0.028, 0.027 and 0.022.  Six passes give the pooled figures
+# that many samples.
+sql_passes=6
+sql_reads=(".read $tmp/sqlwork.sql")
+for ((i = 1; i < sql_passes; i++)); do sql_reads+=(".open :memory:" ".read $tmp/sqlwork.sql"); done
 ratio3_args=()          # ratio3's own defaults
 # CPython and sqlite3 run the same way every time, so that what moves
 # between runs is the profilers: the same address-space layout (setarch
@@ -594,7 +604,7 @@ real_setup() {
 	fi
 	if command -v sqlite3 >/dev/null; then
 		real_names+=(sqlite)
-		real_title[sqlite]="sqlite3 $(sqlite3 --version | cut -d' ' -f1), bench/sqlwork.sql in memory"
+		real_title[sqlite]="sqlite3 $(sqlite3 --version | cut -d' ' -f1), bench/sqlwork.sql in memory, $sql_passes passes a run"
 	else
 		real_skip[sqlite]="sqlite3 is missing (apt-get install sqlite3)"
 	fi
