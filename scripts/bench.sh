@@ -555,8 +555,8 @@ py_rounds=30
 # a bias of ctprof's from the runs' own spread.  Eight such runs of each
 # tool pooled (a scratch script, 2026-11-29): ctprof to perf 0.021, perf
 # to perf 0.020, ctprof to perf in the same run 0.019 (sampling 0.015);
-# four runs: 0.028, 0.027 and 0.022.  Six passes give the pooled figures
-# that many samples.
+# four runs: 0.028, 0.027 and 0.022.  Six passes a run give the five
+# runs pooled more samples than those eight runs had.
 sql_passes=6
 sql_reads=(".read $tmp/sqlwork.sql")
 for ((i = 1; i < sql_passes; i++)); do sql_reads+=(".open :memory:" ".read $tmp/sqlwork.sql"); done
