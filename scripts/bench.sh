@@ -104,8 +104,8 @@
 #     of its thread CPU time); the same with build/tests/pingpong (a
 #     server thread in epoll_wait(), read(), work, write() with its
 #     client thread; the shares of do_epoll, do_read, arith and do_write
-#     in the server thread's CPU time, which it times itself, and in its samples:
-#     those with main on the stack); with build/tests/ratio3 (three threads working 1:2:3 on the
+#     in the server thread's time, which it times itself with its task
+#     clock, and in its samples: those with main on the stack); with build/tests/ratio3 (three threads working 1:2:3 on the
 #     machine's CPUs, which print their own CPU times) the shares of
 #     work1..3 and their distance to the CPU times.  redis, CPython and
 #     sqlite3 run under perf twice in each repetition: one of perf's runs
@@ -1022,8 +1022,8 @@ redis_profiled() {
 own_share() {
 	awk -v p="$1:" -v f="$2" '$1 == p && $2 == f { sub(/%$/, "", $3); print $3; exit }' "$tmp/out"
 }
-# pp_own FUNCTION: the share of the server thread's CPU time that
-# pingpong gave FUNCTION (%).
+# pp_own FUNCTION: the share of the server thread's time that pingpong
+# gave FUNCTION (%), by its task clock.
 pp_own() {
 	awk -v f="$1" '$1 == "pingpong:" { for (i = 2; i < NF; i++) if ($i == f) { sub(/%$/, "", $(i + 1)); print $(i + 1); exit } }' "$tmp/out"
 }
@@ -1103,6 +1103,8 @@ real_programs() {
 			declare -A pp_mine=()
 			for t in $(tools); do
 				profiled pingpong "$t" "--call-graph dwarf" "$tmp/pingpong" "$pingpong_s"
+				grep -q '^pingpong:.* by task-clock$' "$tmp/out" ||
+					die "pingpong could not open its task clock (perf_event_open refused): its CPU clock's shares are not comparable (tests/targets/pingpong.c)"
 				for fn in do_epoll do_read arith do_write; do
 					pp_mine[$t.$fn]=$(pp_own "$fn")
 					[ -n "${pp_mine[$t.$fn]}" ] || die "pingpong printed no share of $fn"
@@ -1280,7 +1282,7 @@ EOF
 		[ -n "${real_title[$name]:-}" ] || continue
 		if [ -z "$head" ]; then
 			head=1
-			printf 'Self-timing targets: the share of time the timed function had by the target'"'"'s own clock (selftime: enter_kernel, by the TSC; pollsleep: wait_a_little, a ppoll() that works in the kernel before it sleeps, by its thread CPU clock; pingpong: each part of its server thread, by that thread'"'"'s CPU clock), and of samples with that function on the stack (pollsleep: of samples in ppoll, its kernel time included, which needs no unwinding; pingpong: of its server thread'"'"'s samples, those with main on the stack).  The target measures its own share in every run, and a profiler changes it (its stops and interrupts cost the target time, more in some of its parts than in others): each profiler is compared with the target'"'"'s own share in the same run, and the medians of both are given.\n\n'
+			printf 'Self-timing targets: the share of time the timed function had by the target'"'"'s own clock (selftime: enter_kernel, by the TSC; pollsleep: wait_a_little, a ppoll() that works in the kernel before it sleeps, by its thread CPU clock; pingpong: each part of its server thread, by that thread'"'"'s task clock, perf'"'"'s, which runs while it is on a CPU), and of samples with that function on the stack (pollsleep: of samples in ppoll, its kernel time included, which needs no unwinding; pingpong: of its server thread'"'"'s samples, those with main on the stack).  The target measures its own share in every run, and a profiler changes it (its stops and interrupts cost the target time, more in some of its parts than in others): each profiler is compared with the target'"'"'s own share in the same run, and the medians of both are given.\n\n'
 			printf '| target | own share under ctprof | ctprof | own share under perf | perf | ctprof - own | perf - own |\n| --- | --- | --- | --- | --- | --- | --- |\n'
 		fi
 		printf '| %s | %s%% | %s%% | %s%% | %s%% | %s | %s |\n' "${real_title[$name]}" \

@@ -252,18 +252,21 @@ fi
 # pingpong: a server thread that sleeps in epoll_wait() until its client
 # thread's request comes, then read()s it, works on it a few microseconds
 # and write()s the reply, and times each of the three, and its
-# epoll_wait(), with its thread CPU clock.  The report's shares of the
-# server thread's CPU time (its folded stacks) must be within 4 points of
-# its own for do_read and do_write, 3 for arith.  Five runs: ctprof -0.7
-# to +0.9 points on do_read, +0.1 to +1.3 on do_write, -1.0 to +0.8 on
-# arith; with both threads pinned to one CPU (two runs), +2.2 and +3.6,
-# -1.3 and -0.2, -2.3 and -1.8.  With epoll_wait() timed too (its own
-# span and gap check), two runs: -0.3 and -0.2, +0.5 and +0.2, -0.9 and
-# -0.5.  36d66ac, whose stops landed where the thread next left the
-# kernel: -12.4 and -9.1, -7.9 and -7.0, -3.4 and -3.2 (two runs).  Under
-# ctprof at 999 Hz the target leaves 15-20% of its loop out (10-15%
-# alone; 18-20% and 11%, epoll_wait() timed): up to 30% is not taken for
-# a disturbed run.
+# epoll_wait(), with its task clock (perf's; its CPU clock if
+# perf_event_open() is refused, and then the shares are not checked: that
+# clock gives epoll_wait() the time the thread's CPU takes to switch to it
+# after each wake-up, which no tick finds it running in, so that each
+# other part's share by that clock is under its share of the profile:
+# read()'s by 1.3-4.5 points in six runs on the VM measured, and by over
+# 4 in four of eight earlier runs of this test).  The report's shares of the server thread's time (its folded
+# stacks) must be within 4 points of its own for do_read and do_write, 3
+# for arith.  By the task clock, six runs: ctprof -1.3 to +0.9 points on
+# do_read, -1.5 to -0.75 on arith, -0.8 to +0.2 on do_write.  By the CPU
+# clock, on an earlier VM, five runs: -0.7 to +0.9, -1.0 to +0.8, +0.1 to
+# +1.3; 36d66ac, whose stops landed where the thread next left the
+# kernel: -12.4 and -9.1, -3.4 and -3.2, -7.9 and -7.0 (two runs).  Under
+# ctprof at 999 Hz the target leaves 10-25% of its loop out (4-10%
+# alone): up to 30% is not taken for a disturbed run.
 # pp_share FILE FUNC: FUNC's share of the server thread's samples, from
 # folded stacks (the server's run through main).
 pp_share() {
@@ -291,18 +294,25 @@ diag "$(grep '^pingpong:' "$TOUT" "$DETAIL")"
 for f in do_read:4 arith:3 do_write:4; do
 	name=${f%:*} band=${f#*:}
 	own=$(pp_own "$name") got=$(pp_share "$folded" "$name")
-	diag "pingpong: $name $own% of the server's CPU time by its own clock, $got% of its samples"
+	diag "pingpong: $name $own% of the server's time by its own clock, $got% of its samples"
 	if [ -n "${CTPROF_SANITIZED:-}" ]; then
 		skip "pingpong: $name's share is its own +-$band points" \
 			"shares are checked in the normal build; this one checks memory and UB"
+	elif ! grep -q '^pingpong:.* by task-clock$' "$TOUT"; then
+		skip "pingpong: $name's share is its own +-$band points" \
+			"perf_event_open() refused pingpong its task clock (see the comment above)"
 	else
 		check "pingpong: $name's share is its own +-$band points" near "$got" "$own" "$band"
 	fi
 done
-# do_epoll: the kernel's work around epoll_wait()'s sleep, which ctprof
-# under-counts (README, Limitations): -0.9 to -5.0 points in six runs,
-# -3.0 to -4.9 in three of this test.  Shown, not checked.
-diag "pingpong: do_epoll $(pp_own do_epoll)% of the server's CPU time by its own clock, $(pp_share "$folded" do_epoll)% of its samples"
+# do_epoll: the kernel's work around epoll_wait()'s sleep.  By the task
+# clock ctprof gave it 4.4-5.6 points less in the six runs (by the CPU
+# clock, 9.1-10.0 less in six alternating with them): the clock runs on
+# after the thread has left the scheduler's queue to sleep, while the
+# scheduler picks what runs next on its CPU, time it charges to no
+# thread and ctprof does not sample (README, Limitations).  Shown, not
+# checked.
+diag "pingpong: do_epoll $(pp_own do_epoll)% of the server's time by its own clock, $(pp_share "$folded" do_epoll)% of its samples"
 
 run_ctprof ratio3 -F 999 -- "$TARGETS/ratio3"
 read -r cpu1 cpu2 cpu3 < <(awk '$1 == "ratio3:" { print $3, $6, $9; exit }' "$OUT")
