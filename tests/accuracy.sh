@@ -258,9 +258,9 @@ fi
 # after each wake-up, which no tick finds it running in, so that each
 # other part's share by that clock is under its share of the profile:
 # read()'s by 1.3-4.5 points in six runs on the VM measured, and by over
-# 4 in four of eight earlier runs of this test).  The report's shares of the server thread's time (its folded
-# stacks) must be within 4 points of its own for do_read and do_write, 3
-# for arith.  By the task clock, six runs: ctprof -1.3 to +0.9 points on
+# 4 in four of eight earlier runs of this test).  The report's shares of
+# the server thread's time (its folded stacks) must be within 4 points of
+# its own for do_read and do_write, 3 for arith.  By the task clock, six runs: ctprof -1.3 to +0.9 points on
 # do_read, -1.5 to -0.75 on arith, -0.8 to +0.2 on do_write.  By the CPU
 # clock, on an earlier VM, five runs: -0.7 to +0.9, -1.0 to +0.8, +0.1 to
 # +1.3; 36d66ac, whose stops landed where the thread next left the
