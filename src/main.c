@@ -343,7 +343,7 @@ int main(int argc, char **argv)
 	ret = tr.ret;
 	/* Said as it happened too, whatever the output's format. */
 	if (sp.stats.fds_short)
-		error_msg("warning: ran out of file descriptors: %llu opens of threads' /proc files failed, and those threads were sampled less well; raise the hard limit (ulimit -Hn) and run again",
+		error_msg("warning: ran out of file descriptors: %llu opens of threads' /proc files failed or were put off, and those threads were sampled less well; raise the hard limit (ulimit -Hn) and run again",
 			  (unsigned long long)sp.stats.fds_short);
 	/* Once the target runs free: an output that does not drain holds up
 	 * nobody but ctprof. */

@@ -67,18 +67,46 @@ int proc_read_stat(pid_t pid, pid_t tid, struct proc_stat *st)
 
 unsigned long proc_fds_short;
 
+/* Until when opens are not tried again after one ran out of descriptors
+ * (CLOCK_MONOTONIC, ns; 0: they are tried). */
+static uint64_t fds_retry_ns;
+
 /* Open /proc/PID/task/TID/NAME, read-only; -1 on error (EMFILE and
- * ENFILE counted in proc_fds_short). */
+ * ENFILE counted in proc_fds_short).
+ *
+ * Once an open has run out of descriptors, the next ones fail at once,
+ * without the system call, for FDS_RETRY_NS or until ctprof closes one
+ * of its own (proc_fd_closed()).  Each thread whose files it could not
+ * keep open was tried again at every tick: 200 idle threads under a
+ * hard limit of 256 at 999 Hz, 179161 failed opens in 2 s with --wall,
+ * ctprof busy all the time, and 41820 and 497 ms of its CPU without. */
 static int open_task_file(pid_t pid, pid_t tid, const char *name)
 {
 	char path[64];
+	uint64_t now;
 	int fd;
 
+	if (fds_retry_ns) {
+		now = now_ns();
+		if (now < fds_retry_ns) {
+			proc_fds_short++;
+			errno = EMFILE;
+			return -1;
+		}
+		fds_retry_ns = 0;
+	}
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", pid, tid, name);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 && (errno == EMFILE || errno == ENFILE))
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
 		proc_fds_short++;
+		fds_retry_ns = now_ns() + FDS_RETRY_NS;
+	}
 	return fd;
+}
+
+void proc_fd_closed(void)
+{
+	fds_retry_ns = 0;
 }
 
 int proc_open_task_stat(pid_t pid, pid_t tid)

@@ -27,8 +27,15 @@ int proc_read_stat(pid_t pid, pid_t tid, struct proc_stat *st);
 int proc_open_task_stat(pid_t pid, pid_t tid);
 
 /* Opens of a thread's /proc files (proc_open_task_*()) that failed for
- * want of a file descriptor (EMFILE, ENFILE). */
+ * want of a file descriptor (EMFILE, ENFILE), or were not tried for it. */
 extern unsigned long proc_fds_short;
+
+/* After an open ran out of descriptors, the next ones are not tried for
+ * this long (they fail with EMFILE), unless proc_fd_closed() is called. */
+#define FDS_RETRY_NS 100000000ULL
+
+/* ctprof closed a descriptor: the next open is tried. */
+void proc_fd_closed(void);
 
 /* The state letter of a thread from its kept-open stat fd (one pread, no
  * allocation), or 0 if the thread is gone.  If CPU is not NULL, it gets the

@@ -330,7 +330,7 @@ int report_write(FILE *f, const struct profile *p, const struct run_info *ri,
 
 			if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
 				snprintf(lim, sizeof(lim), " (limit %llu)", (unsigned long long)rl.rlim_cur);
-			fprintf(f, "note: ctprof ran out of file descriptors%s: %" PRIu64 " %s of threads' /proc files failed, and those threads were sampled less well (--wall stops them at every tick); raise the hard limit (ulimit -Hn, or LimitNOFILE= for a service) and run again\n",
+			fprintf(f, "note: ctprof ran out of file descriptors%s: %" PRIu64 " %s of threads' /proc files failed or were put off, and those threads were sampled less well (--wall counts a blocked one where it was last stopped, for up to a second); raise the hard limit (ulimit -Hn, or LimitNOFILE= for a service) and run again\n",
 				lim, ri->stats->fds_short, plural(ri->stats->fds_short, "open", "opens"));
 		}
 		/* What a stop did to the target that cannot be helped. */

@@ -1092,11 +1092,20 @@ static bool still_waiting(struct sampler *sp, struct thread *t)
 
 	if (!t->sites)
 		return false;
-	sp->stats.site_reads++;
 	/* Opened for this read only: --wall reads every blocked thread,
 	 * and a file kept open for each (as on-CPU ends_short() keeps its
 	 * few) would add a descriptor per thread to the two it has. */
 	fd = proc_open_task_syscall(t->proc->pid, t->tid);
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE) && wait_now(t)) {
+		/* No descriptor to read it with (the hard limit is too
+		 * low for the threads: the report says so): still where
+		 * it was stopped last, unless that was a second ago.  It
+		 * was stopped at every tick: 200 idle threads under a
+		 * hard limit of 256, 999 Hz for 2 s, 62233 stops. */
+		return sp->tick_n + 1 < wait_now(t)->taken + sp->frequency;
+	}
+	if (fd >= 0)
+		sp->stats.site_reads++;
 	got = proc_read_wait_site(fd, &nr, NULL, &wsp, &wpc);
 	if (fd >= 0)
 		close(fd);
@@ -1189,7 +1198,7 @@ static void remember_wait(struct sampler *sp, const struct capture *c, const uin
 	w->restarted = (long long)c->regs.rax == -ERESTART_RESTARTBLOCK;
 	w->sp = c->regs.rsp;
 	w->pc = c->regs.rip;
-	w->used = sp->tick_n + 1;
+	w->used = w->taken = sp->tick_n + 1;
 	t->site = pick;
 	t->last_slices = c->slices;
 }
@@ -1876,6 +1885,10 @@ static bool choose_thread(struct sampler *sp, struct thread *t)
 	 * (10th to 90th percentile), so a slack large enough to pick it
 	 * without its stat would also pick a thread asleep for that long,
 	 * and wake it to stop. */
+	/* Not opened when the thread was found, for want of a descriptor:
+	 * tried again (at most every FDS_RETRY_NS while they are short). */
+	if (t->stat_fd < 0)
+		t->stat_fd = proc_open_task_stat(t->proc->pid, t->tid);
 	state = proc_state(t->stat_fd, &cpu, &faults);
 	if (!state)
 		return true;

@@ -134,6 +134,7 @@ static void thread_remove(struct session *s, struct thread *t)
 		close(t->sched_fd);
 	if (t->syscall_fd >= 0)
 		close(t->syscall_fd);
+	proc_fd_closed();
 	forget_sites(t);
 	t->proc->nthreads--;
 	*t = s->threads[--s->nthreads];
@@ -324,6 +325,7 @@ static void handle_exec(struct session *s, struct thread *t)
 	t = thread_find(s, p->pid);
 	if (t && t->stat_fd >= 0) {
 		close(t->stat_fd);
+		proc_fd_closed();
 		t->stat_fd = proc_open_task_stat(p->pid, p->pid);
 	}
 	/* Its files named the old leader, whose run time it does not have. */

@@ -46,6 +46,7 @@ struct wait_site {
 	uint64_t addr[SITE_WORDS]; /* ... where they were */
 	uint64_t word[SITE_WORDS]; /* ... and what */
 	uint64_t used;          /* the tick it was last counted at */
+	uint64_t taken;         /* ... and its stack taken at */
 };
 
 struct thread {
