@@ -211,6 +211,8 @@ static void *helper_main(void *arg)
 		/* A longer delay must not bring back the tick just served. */
 		if (served && n <= last)
 			n = last + 1;
+		if (n < atomic_load(&k->from_n))
+			n = atomic_load(&k->from_n);
 		t = tick_time(k->start_ns, k->period_ns, n) + delay;
 		/* Set for this tick with the delay of one tick before, the
 		 * shadow is not moved: it is the next timer on the CPU, and
@@ -228,7 +230,7 @@ static void *helper_main(void *arg)
 			continue;       /* woken early: to end, or to look again */
 		/* Far too late (the CPU was held by something above us): the
 		 * sampler has given up on this tick already. */
-		if (now - t < k->hold_max_ns)
+		if (now - t < k->hold_max_ns && n >= atomic_load(&k->from_n))
 			hold(s, n, t, now);
 		last = n;
 		served = true;
@@ -335,6 +337,11 @@ bool kicker_want(struct kicker *k, int cpu)
 		return false;
 	}
 	return true;
+}
+
+void kicker_from(struct kicker *k, uint64_t n)
+{
+	atomic_store(&k->from_n, n);
 }
 
 void kicker_skip(struct kicker *k, int cpu, uint64_t n)

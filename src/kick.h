@@ -95,6 +95,7 @@ struct kicker {
 	bool disabled;                  /* a helper could not be started */
 	_Atomic bool quit;              /* helpers: end */
 	_Atomic uint64_t delay_ns;      /* helpers wake this long after the tick */
+	_Atomic uint64_t from_n;        /* ... and hold for no tick before this */
 	unsigned helpers;               /* helper threads started, for -v */
 };
 
@@ -112,6 +113,10 @@ bool kicker_want(struct kicker *k, int cpu);
 /* From now on the helpers take their CPUs NS after each tick (see
  * follow_arrival() in sampler.c). */
 void kicker_set_delay(struct kicker *k, uint64_t ns);
+
+/* The ticks before N are left out (the sampler's throttle): no helper
+ * holds its CPU for them, nor wakes up for them once it has seen this. */
+void kicker_from(struct kicker *k, uint64_t n);
 
 /* The se.exec_start of CPU's helper (proc_exec_start()), into *NS: 0, or
  * -1 if not known (the helper has not started yet). */

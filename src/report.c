@@ -71,6 +71,9 @@ static void verbose_lines(FILE *f, const struct run_info *ri)
 		sampler_stall_percentile(st, 99), st->late_ticks);
 	fprintf(f, "profiler: own CPU time: %.1f ms, %.1f us per sample\n",
 		(double)st->cpu_ns / 1e6, (double)st->cpu_ns / 1e3 / (double)ns);
+	fprintf(f, "profiler: throttle: %" PRIu64 " of %" PRIu64 " ticks left out; ctprof's CPU time from a tick taken to the next: mean %.1f us\n",
+		st->throttled, st->ticks,
+		st->taken ? (double)st->taken_cpu_ns / 1e3 / (double)st->taken : 0.0);
 	{
 		const typeof(st->part_ns) *p = &st->part_ns;
 		uint64_t parts = p->choose + p->holds + p->late + p->interrupt + p->letgo + p->wait_spin +
@@ -332,6 +335,13 @@ int report_write(FILE *f, const struct profile *p, const struct run_info *ri,
 				snprintf(lim, sizeof(lim), " (limit %llu)", (unsigned long long)rl.rlim_cur);
 			fprintf(f, "note: ctprof ran out of file descriptors%s: %" PRIu64 " %s of threads' /proc files failed or were put off, and those threads were sampled less well (--wall counts a blocked one where it was last stopped, for up to a second); raise the hard limit (ulimit -Hn, or LimitNOFILE= for a service) and run again\n",
 				lim, ri->stats->fds_short, plural(ri->stats->fds_short, "open", "opens"));
+		}
+		if (ri->stats->throttled) {
+			const struct sampler_stats *st = ri->stats;
+
+			fprintf(f, "note: ctprof left out %" PRIu64 " of %" PRIu64 " ticks (%.0f%%): its CPU time from one tick to the next (%.0f us, mean) was more than a quarter of the %.0f us between them, time it keeps from the target; samples weigh the CPU time since the thread's last one, so the shares hold, from fewer samples: a lower -F takes every tick\n",
+				st->throttled, st->ticks, 100.0 * (double)st->throttled / (double)(st->ticks ? st->ticks : 1),
+				st->taken ? (double)st->taken_cpu_ns / 1e3 / (double)st->taken : 0.0, 1e6 / p->frequency);
 		}
 		/* What a stop did to the target that cannot be helped. */
 		if (ri->stats->short_writes)

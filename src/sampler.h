@@ -63,6 +63,12 @@ struct sampler_stats {
 	                                 * that a stop ended short */
 	uint64_t fds_short;             /* opens of threads' /proc files that
 	                                 * failed for want of a descriptor */
+	uint64_t throttled;             /* ticks left out to keep ctprof's
+	                                 * CPU time under a THROTTLE_SHARE-th
+	                                 * of the time (throttle()) */
+	uint64_t taken, taken_cpu_ns;   /* ticks taken after the first, and
+	                                 * ctprof's CPU time from each tick
+	                                 * taken to the next */
 	uint64_t blocked_at_tick;       /* stops that found the thread blocked
 	                                 * in a system call: not samples */
 	uint64_t lead_ns;               /* sum over ticks of the sampler's lead */
@@ -147,6 +153,13 @@ struct sampler {
 	bool cputime;                   /* a thread's samples share its CPU
 	                                 * time, settled about once a second */
 	uint64_t settle_n;              /* the tick to settle them at */
+	uint64_t busy_avg_ns;           /* ctprof's CPU time from a tick taken
+	                                 * to the next, per CPU the target ran
+	                                 * on (a moving mean) */
+	uint64_t throttle_n;            /* 1 + the last tick taken, 0: none */
+	uint64_t throttle_cpu;          /* ctprof's CPU time then */
+	uint64_t throttle_samples;      /* ... and its samples */
+	uint64_t throttle_cpus;         /* CPUs online */
 	struct target **targets;        /* [0] is the session's target */
 	size_t ntargets, tcap;
 	struct maps *maps;              /* the first target's */

@@ -1,0 +1,66 @@
+#!/bin/bash
+# throttle: where ctprof's CPU time per CPU the target runs on would be
+# more than a quarter of the time between ticks, it leaves ticks out, and
+# says so; the shares hold.  At 5000 Hz, before, ctprof kept a busy thread
+# of deep stacks from its CPU for 0.24-0.31 of the run (a CPU of its own
+# for a 2.5x slowdown of four busy threads on 2 CPUs, where perf's kernel
+# side holds its sampling to a quarter of each CPU).
+. "$(dirname "$0")/lib.sh"
+skip_unless_ptrace launch
+
+# throttle_line FILE: the ticks left out, the ticks and the mean CPU time
+# from a tick taken to the next, from FILE's -v throttle line.
+throttle_line() {
+	sed -n 's/^profiler: throttle: \([0-9]*\) of \([0-9]*\) ticks left out; .* mean \([0-9.]*\) us$/\1 \2 \3/p' "$1"
+}
+
+run_ctprof deep -F 5000 -d 1.5 -v -- "$TARGETS/deep" 3
+read -r left ticks mean < <(throttle_line "$OUT")
+dur=$(awk '/^on-CPU profile over/ { print $4; exit }' "$OUT")
+own=$(sed -n 's/^profiler: own CPU time: \([0-9.]*\) ms,.*/\1/p' "$OUT")
+diag "deep at 5000 Hz: ${left:-?} of ${ticks:-?} ticks left out, ${mean:-?} us of ctprof's CPU from a tick taken to the next; ${own:-?} ms of CPU in ${dur:-?} s"
+check "deep at 5000 Hz: ran, -v says how many ticks it left out" \
+	eval 'is_status 0 && has_report && [ -n "$mean" ] && [ -n "$own" ] && [ -n "$dur" ]'
+# One thread on one CPU: a quarter of the period, with room for the
+# ticks before the mean caught up and for the rounding of the ticks left.
+check "deep at 5000 Hz: ctprof's CPU time is at most 0.3 of the run's" \
+	eval '[ -n "$own" ] && awk -v c="$own" -v d="$dur" "BEGIN { exit !(c / 1000 / d <= 0.3) }"'
+# A tick that costs more than a quarter of the period is followed by
+# ticks left out: taken back to back, ticks cost under that.
+check "deep at 5000 Hz: ticks left out, or a tick costs under a quarter of the 200 us period" \
+	eval '[ -n "$mean" ] && { [ "$left" -gt 0 ] || le "$mean" 60; }'
+if [ "${left:-0}" -gt 0 ]; then
+	check "deep at 5000 Hz: the report and stderr say how many ticks were left out" \
+		eval 'grep -q "^note: ctprof left out $left of $ticks ticks" "$OUT" && grep -q "warning: $left of $ticks ticks left out" "$ERR"'
+else
+	skip "deep at 5000 Hz: the report and stderr say how many ticks were left out" "a sample costs under 50 us here: no tick was left out"
+fi
+
+# The default rate: a sample's cost is far under a quarter of 10 ms.
+run_ctprof deep99 -d 1 -v -- "$TARGETS/deep" 2
+read -r left ticks mean < <(throttle_line "$OUT")
+check "deep at 99 Hz: no tick left out, no note" \
+	eval 'is_status 0 && [ "$left" = 0 ] && [ "$ticks" -gt 0 ] && ! grep -q "^note: ctprof left out" "$OUT" && ! grep -q "ticks left out" "$ERR"'
+
+# Three threads with work 1:2:3 on 2 CPUs: each function's share is its
+# thread's share of the CPU time by the threads' own clocks, +-20%, with
+# ticks left out.
+run_ctprof ratio3 -F 5000 -v -- "$TARGETS/ratio3"
+read -r cpu1 cpu2 cpu3 < <(awk '$1 == "ratio3:" { print $3, $6, $9; exit }' "$OUT")
+read -r left ticks mean < <(throttle_line "$OUT")
+diag "ratio3 at 5000 Hz: ${left:-?} of ${ticks:-?} ticks left out; CPU time by the threads' own clocks: $cpu1, $cpu2, $cpu3 s"
+check "ratio3 at 5000 Hz: exit 0, a report, each thread's CPU time" \
+	eval 'is_status 0 && has_report && [ -n "$cpu3" ] && [ -n "$left" ]'
+in_share() {
+	[ -n "$cpu3" ] && awk -v p="$1" -v c="$2" -v t1="$cpu1" -v t2="$cpu2" -v t3="$cpu3" 'BEGIN {
+		e = 100 * c / (t1 + t2 + t3)
+		printf "# self%% %.1f, expected %.1f, band %.1f..%.1f\n", p, e, e * 0.8, e * 1.2
+		exit !(p >= e * 0.8 && p <= e * 1.2)
+	}'
+}
+for w in 1 2 3; do
+	cpu=cpu$w
+	check "ratio3 at 5000 Hz: work$w's self% is its thread's share of the CPU time +-20%" \
+		in_share "$(self_pct "work$w")" "${!cpu}"
+done
+finish
