@@ -83,17 +83,12 @@ static uint64_t fds_retry_ns;
 static int open_task_file(pid_t pid, pid_t tid, const char *name)
 {
 	char path[64];
-	uint64_t now;
 	int fd;
 
-	if (fds_retry_ns) {
-		now = now_ns();
-		if (now < fds_retry_ns) {
-			proc_fds_short++;
-			errno = EMFILE;
-			return -1;
-		}
-		fds_retry_ns = 0;
+	if (fds_retry_ns && now_ns() < fds_retry_ns) {
+		proc_fds_short++;
+		errno = EMFILE;
+		return -1;
 	}
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", pid, tid, name);
 	fd = open(path, O_RDONLY | O_CLOEXEC);

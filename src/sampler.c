@@ -91,8 +91,8 @@
 #define RECENT_TICKS 16
 /* The throttle (throttle()): ticks are left out while ctprof's CPU time
  * per CPU the target runs on is more than a THROTTLE_SHARE-th of the
- * period, at most THROTTLE_MAX in a row (a thread seen running at a tick taken is
- * still recent, RECENT_TICKS, at the next one). */
+ * period, at most THROTTLE_MAX in a row (a thread seen running at a tick
+ * taken is still recent, RECENT_TICKS, at the next one). */
 #define THROTTLE_SHARE 4
 #define THROTTLE_MAX 7
 /* A thread that waited for a CPU at least this long, and a fifth of its

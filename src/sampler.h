@@ -62,7 +62,8 @@ struct sampler_stats {
 	uint64_t short_writes;          /* writes to a blocking descriptor
 	                                 * that a stop ended short */
 	uint64_t fds_short;             /* opens of threads' /proc files that
-	                                 * failed for want of a descriptor */
+	                                 * failed for want of a descriptor, or
+	                                 * were put off for it */
 	uint64_t throttled;             /* ticks left out to keep ctprof's
 	                                 * CPU time under a THROTTLE_SHARE-th
 	                                 * of the time (throttle()) */

@@ -220,6 +220,17 @@ has_report() {
 	grep -Eq '^total: [0-9]+ samples?,' "${1:-$OUT}"
 }
 
+# in_share PCT CPU [BAND]: a function's self% PCT is within +-BAND (relative,
+# default 0.2) of its thread's share of the three threads' CPU time, their
+# times in $cpu1, $cpu2 and $cpu3 (ratio3's line, as the caller read it).
+in_share() {
+	[ -n "$cpu3" ] && awk -v p="$1" -v c="$2" -v b="${3:-0.2}" -v t1="$cpu1" -v t2="$cpu2" -v t3="$cpu3" 'BEGIN {
+		e = 100 * c / (t1 + t2 + t3)
+		printf "# self%% %.1f, expected %.1f, band %.1f..%.1f\n", p, e, e * (1 - b), e * (1 + b)
+		exit !(p >= e * (1 - b) && p <= e * (1 + b))
+	}'
+}
+
 # ---- numbers ----------------------------------------------------------------
 
 # ge A B / le A B / lt A B: numeric (decimal) comparisons.

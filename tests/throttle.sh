@@ -51,13 +51,6 @@ read -r left ticks mean < <(throttle_line "$OUT")
 diag "ratio3 at 5000 Hz: ${left:-?} of ${ticks:-?} ticks left out; CPU time by the threads' own clocks: $cpu1, $cpu2, $cpu3 s"
 check "ratio3 at 5000 Hz: exit 0, a report, each thread's CPU time" \
 	eval 'is_status 0 && has_report && [ -n "$cpu3" ] && [ -n "$left" ]'
-in_share() {
-	[ -n "$cpu3" ] && awk -v p="$1" -v c="$2" -v t1="$cpu1" -v t2="$cpu2" -v t3="$cpu3" 'BEGIN {
-		e = 100 * c / (t1 + t2 + t3)
-		printf "# self%% %.1f, expected %.1f, band %.1f..%.1f\n", p, e, e * 0.8, e * 1.2
-		exit !(p >= e * 0.8 && p <= e * 1.2)
-	}'
-}
 for w in 1 2 3; do
 	cpu=cpu$w
 	check "ratio3 at 5000 Hz: work$w's self% is its thread's share of the CPU time +-20%" \
