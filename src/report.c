@@ -71,21 +71,24 @@ static void verbose_lines(FILE *f, const struct run_info *ri)
 		sampler_stall_percentile(st, 99), st->late_ticks);
 	fprintf(f, "profiler: own CPU time: %.1f ms, %.1f us per sample\n",
 		(double)st->cpu_ns / 1e6, (double)st->cpu_ns / 1e3 / (double)ns);
-	fprintf(f, "profiler: throttle: %" PRIu64 " of %" PRIu64 " ticks left out; ctprof's CPU time from a tick taken to the next: mean %.1f us\n",
+	fprintf(f, "profiler: %" PRIu64 " stops ctprof did not ask for (the target's signals, clones, execs, exits), %.1f ms, %.1f us each\n",
+		st->other_stops, (double)st->part_ns.other / 1e6,
+		st->other_stops ? (double)st->part_ns.other / 1e3 / (double)st->other_stops : 0.0);
+	fprintf(f, "profiler: throttle: %" PRIu64 " of %" PRIu64 " ticks left out; ctprof's CPU time from a tick taken to the next, less those stops: mean %.1f us\n",
 		st->throttled, st->ticks,
 		st->taken ? (double)st->taken_cpu_ns / 1e3 / (double)st->taken : 0.0);
 	{
 		const typeof(st->part_ns) *p = &st->part_ns;
 		uint64_t parts = p->choose + p->holds + p->late + p->interrupt + p->letgo + p->wait_spin +
-				 p->regs + p->copy + p->resume + st->unwind_ns + p->intern + p->settle;
+				 p->regs + p->copy + p->resume + st->unwind_ns + p->intern + p->settle + p->other;
 		double d = 1e3 * (double)ns;
 
-		fprintf(f, "profiler: per sample, us: sampler %.1f = choosing %.1f + holds %.1f + reading at the tick %.1f + interrupts %.1f + letting go %.1f + spinning for stops %.1f + registers %.1f + stack copy %.1f + resume %.1f + unwinding %.1f + interning %.1f + settling %.1f + the rest %.1f; asleep until the tick %.1f, for stops %.1f; helpers %.1f\n",
+		fprintf(f, "profiler: per sample, us: sampler %.1f = choosing %.1f + holds %.1f + reading at the tick %.1f + interrupts %.1f + letting go %.1f + spinning for stops %.1f + registers %.1f + stack copy %.1f + resume %.1f + unwinding %.1f + interning %.1f + settling %.1f + stops not asked for %.1f + the rest %.1f; asleep until the tick %.1f, for stops %.1f; helpers %.1f\n",
 			(double)p->sampler_cpu / d, (double)p->choose / d, (double)p->holds / d,
 			(double)p->late / d, (double)p->interrupt / d, (double)p->letgo / d,
 			(double)p->wait_spin / d, (double)p->regs / d, (double)p->copy / d,
 			(double)p->resume / d, (double)st->unwind_ns / d, (double)p->intern / d,
-			(double)p->settle / d,
+			(double)p->settle / d, (double)p->other / d,
 			((double)p->sampler_cpu - (double)parts) / d, (double)p->tick_sleep / d,
 			(double)p->wait_sleep / d,
 			(double)p->helpers_cpu / d);
@@ -339,7 +342,7 @@ int report_write(FILE *f, const struct profile *p, const struct run_info *ri,
 		if (ri->stats->throttled) {
 			const struct sampler_stats *st = ri->stats;
 
-			fprintf(f, "note: ctprof left out %" PRIu64 " of %" PRIu64 " ticks (%.0f%%): its CPU time from one tick to the next (%.0f us, mean) was more than a quarter of the %.0f us between them, time it keeps from the target; samples weigh the CPU time since the thread's last one, so the shares hold, from fewer samples: a lower -F takes every tick\n",
+			fprintf(f, "note: ctprof left out %" PRIu64 " of %" PRIu64 " ticks (%.0f%%): its CPU time sampling from one tick to the next (%.0f us, mean) was more than a quarter of the %.0f us between them, time it keeps from the target; samples weigh the CPU time since the thread's last one, so the shares hold, from fewer samples: a lower -F takes every tick\n",
 				st->throttled, st->ticks, 100.0 * (double)st->throttled / (double)(st->ticks ? st->ticks : 1),
 				st->taken ? (double)st->taken_cpu_ns / 1e3 / (double)st->taken : 0.0, 1e6 / p->frequency);
 		}

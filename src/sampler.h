@@ -70,6 +70,8 @@ struct sampler_stats {
 	uint64_t taken, taken_cpu_ns;   /* ticks taken after the first, and
 	                                 * ctprof's CPU time from each tick
 	                                 * taken to the next */
+	uint64_t other_stops;           /* stops ctprof did not ask for: the
+	                                 * target's signals, clones, exits */
 	uint64_t blocked_at_tick;       /* stops that found the thread blocked
 	                                 * in a system call: not samples */
 	uint64_t lead_ns;               /* sum over ticks of the sampler's lead */
@@ -107,6 +109,7 @@ struct sampler_stats {
 		uint64_t wait_spin, wait_sleep;  /* for the stops, less what
 						  * is counted below */
 		uint64_t regs, copy, resume, intern, settle;
+		uint64_t other;                  /* stops not asked for */
 		uint64_t sampler_cpu, helpers_cpu;
 	} part_ns;
 	uint64_t stall_ns;              /* sum of target stop time */
@@ -159,6 +162,7 @@ struct sampler {
 	                                 * on (a moving mean) */
 	uint64_t throttle_n;            /* 1 + the last tick taken, 0: none */
 	uint64_t throttle_cpu;          /* ctprof's CPU time then */
+	uint64_t throttle_other;        /* ... and its session's other_ns */
 	uint64_t throttle_samples;      /* ... and its samples */
 	uint64_t throttle_cpus;         /* CPUs online */
 	struct target **targets;        /* [0] is the session's target */

@@ -514,12 +514,21 @@ static void handle_status(struct session *s, pid_t tid, int status)
 static int reap(struct session *s, long upto)
 {
 	int n = 0, status;
+	uint64_t t0 = now_ns(), t1;
 	pid_t tid;
 
 	while ((upto < 0 || s->waiting > (unsigned long)upto) &&
 	       (tid = waitpid(-1, &status, __WALL | WNOHANG)) > 0) {
+		unsigned waiting = s->waiting;
+
 		handle_status(s, tid, status);
 		n++;
+		t1 = now_ns();
+		if (s->waiting == waiting) {
+			s->other_stops++;
+			s->other_ns += t1 - t0;
+		}
+		t0 = t1;
 	}
 	return n;
 }

@@ -170,6 +170,12 @@ struct session {
 	bool resumed_after_stop; /* SIGCONT: ctprof had been stopped; the ticks
 	                         * of that time are not missed ones */
 	unsigned long signals_forwarded;
+	/* Stops ctprof did not ask for (the target's signals, clones, execs
+	 * and exits): how many, and the time from the wait that returned
+	 * each to its resume.  ptrace costs that at any rate: the throttle
+	 * leaves it out. */
+	unsigned long other_stops;
+	uint64_t other_ns;
 };
 
 /* Block the signals ctprof reads from its signalfd.  Call first. 0 or -errno.

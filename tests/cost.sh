@@ -19,7 +19,7 @@ own=$(sed -n 's/^profiler: own CPU time: [0-9.]* ms, \([0-9.]*\) us per sample/\
 sampler=$(part sampler) helpers=$(part helpers) rest=$(part "the rest")
 parts=0
 for p in choosing holds "reading at the tick" interrupts "letting go" "spinning for stops" \
-	 registers "stack copy" resume unwinding interning settling; do
+	 registers "stack copy" resume unwinding interning settling "stops not asked for"; do
 	v=$(part "$p")
 	[ -n "$v" ] || { parts=; break; }
 	parts=$(awk -v a="$parts" -v b="$v" 'BEGIN { print a + b }')
