@@ -2760,10 +2760,6 @@ static void tick(struct sampler *sp, uint64_t n, uint64_t t_ns, uint64_t woke_ns
 		sp->settle_n = n + sp->frequency;
 		sp->stats.part_ns.settle += now_ns() - t0;
 	}
-	if (sp->at_tick) {
-		plan_holds(sp, n + 1);
-		watch_idle(sp);
-	}
 }
 
 /* The throttle, after tick N is taken: how many ticks to leave out.
@@ -2997,7 +2993,7 @@ int sampler_run(struct sampler *sp)
 	uint64_t other0, cpu_before;
 	bool others_woke = false;
 	/* Tick n is at tick_time(t0, period, n). */
-	uint64_t t0 = sp->t0 = start + period, next_n = 0, late_max = period / 4;
+	uint64_t t0 = sp->t0 = start + period, next_n = 0, taken_n = 0, late_max = period / 4;
 
 	for (int i = 0; i < 2; i++) {
 		sp->tfd_tick[i] = UINT64_MAX;
@@ -3149,17 +3145,23 @@ int sampler_run(struct sampler *sp)
 				set_timer(sp, n + 1);
 			tick(sp, n, tick_time(t0, period, n), woke);
 			left = throttle(sp, n);
+			taken_n = n;
 			next_n = n + 1 + left;
 			if (left) {
 				/* The ticks left out wake neither ctprof nor
-				 * the helpers: the next tick's timer, and
-				 * its holds, are those of the one taken. */
+				 * the helpers: the next tick's timer is the
+				 * one taken's. */
 				sp->stats.ticks += left;
 				sp->stats.throttled += left;
 				kicker_from(&sp->kick, next_n);
 				set_timer(sp, next_n);
-				if (sp->at_tick)
-					plan_holds(sp, next_n);
+			}
+			/* The helpers hold CPUs for the next tick taken
+			 * only: planned for one left out, they would wake
+			 * for it. */
+			if (sp->at_tick) {
+				plan_holds(sp, next_n);
+				watch_idle(sp);
 			}
 			if (!sp->once) {
 				set_timer(sp, next_n + 1);
@@ -3170,6 +3172,16 @@ int sampler_run(struct sampler *sp)
 				end = now_ns() + 1000000000ULL;
 				clear_timers(sp);
 			}
+		}
+	}
+	/* Ticks left out whose time had not come when sampling ended were
+	 * not the run's. */
+	{
+		uint64_t over = now_ns();
+
+		for (uint64_t m = next_n; m > taken_n + 1 && tick_time(t0, period, m - 1) > over; m--) {
+			sp->stats.ticks--;
+			sp->stats.throttled--;
 		}
 	}
 	/* Stops that came in the last tick, then the unwinder is done: its
