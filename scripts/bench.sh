@@ -1570,6 +1570,7 @@ the helpers' CPU time, and time the sampling thread slept (not CPU).
 | unwinding | $(us ct999.part_unwinding) |
 | interning the call chain | $(us ct999.part_interning) |
 | sharing CPU time among samples | $(us ct999.part_settling) |
+| stops ctprof did not ask for (the target's signals, clones, exits) | $(us ct999.part_stops_not_asked_for) |
 | the rest | $(us ct999.part_the_rest) |
 | helpers (their CPU time) | $(us ct999.part_helpers) |
 | asleep until the tick (not CPU) | $(us ct999.part_asleep_until_the_tick) |
