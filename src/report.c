@@ -10,6 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Signals a second from which the report says what they cost: each is
+ * ~60 us more of the thread's time traced than not (bench/sigping.c),
+ * so a hundred a second slow a thread by ~0.6%. */
+#define SIGNALS_NOTE_RATE 100.0
+
 static long long to_ms(uint64_t ns)
 {
 	return (long long)((ns + 500000) / 1000000);
@@ -345,6 +350,17 @@ int report_write(FILE *f, const struct profile *p, const struct run_info *ri,
 			fprintf(f, "note: ctprof left out %" PRIu64 " of %" PRIu64 " ticks (%.0f%%): its CPU time sampling from one tick to the next (%.0f us, mean) was more than a quarter of the %.0f us between them, time it keeps from the target; samples weigh the CPU time since the thread's last one, so the shares hold, from fewer samples: a lower -F takes every tick\n",
 				st->throttled, st->ticks, 100.0 * (double)st->throttled / (double)(st->ticks ? st->ticks : 1),
 				st->taken ? (double)st->taken_cpu_ns / 1e3 / (double)st->taken : 0.0, 1e6 / p->frequency);
+		}
+		/* Under ptrace every signal stops its thread until ctprof
+		 * passes it on: a target that signals itself often runs
+		 * slower traced, whatever the rate. */
+		if (ri->stats->signals && ri->stats->wall_ns &&
+		    (double)ri->stats->signals * 1e9 / (double)ri->stats->wall_ns >= SIGNALS_NOTE_RATE) {
+			const struct sampler_stats *st = ri->stats;
+
+			fprintf(f, "note: the target took %" PRIu64 " signals (%.0f a second): under ptrace each one stops its thread until ctprof wakes up and passes it on, at any -F (%.0f us of ctprof's time each here); a program that signals itself this often (Go's preemption of goroutines, a timer or a profiler of its own) runs slower while profiled\n",
+				st->signals, (double)st->signals * 1e9 / (double)st->wall_ns,
+				st->other_stops ? (double)st->part_ns.other / 1e3 / (double)st->other_stops : 0.0);
 		}
 		/* What a stop did to the target that cannot be helped. */
 		if (ri->stats->short_writes)

@@ -2989,7 +2989,7 @@ int sampler_run(struct sampler *sp)
 	uint64_t period = sp->period_ns = 1000000000ULL / sp->frequency;
 	uint64_t start = now_ns(), end = 0, cpu0, tcpu0, next_interval = 0;
 	unsigned long fds_short0;
-	unsigned long other_stops0;
+	unsigned long other_stops0, signals0;
 	uint64_t other0, cpu_before;
 	bool others_woke = false;
 	/* Tick n is at tick_time(t0, period, n). */
@@ -3017,6 +3017,7 @@ int sampler_run(struct sampler *sp)
 	fds_short0 = proc_fds_short;
 	other0 = s->other_ns;
 	other_stops0 = s->other_stops;
+	signals0 = s->signals_forwarded;
 	{
 		struct timespec rt;
 
@@ -3217,6 +3218,7 @@ int sampler_run(struct sampler *sp)
 	sp->stats.part_ns.resume = s->resume_ns;
 	sp->stats.part_ns.other = s->other_ns - other0;
 	sp->stats.other_stops = s->other_stops - other_stops0;
+	sp->stats.signals = s->signals_forwarded - signals0;
 	sp->stats.part_ns.wait_spin = s->spin_ns;
 	sp->stats.part_ns.wait_sleep = s->sleep_ns;
 	sp->stats.rss_kib = resident_kib();

@@ -70,6 +70,7 @@ struct sampler_stats {
 	uint64_t taken, taken_cpu_ns;   /* ticks taken after the first, and
 	                                 * ctprof's CPU time from each tick
 	                                 * taken to the next */
+	uint64_t signals;               /* signals passed on to the target */
 	uint64_t other_stops;           /* stops ctprof did not ask for: the
 	                                 * target's signals, clones, exits */
 	uint64_t blocked_at_tick;       /* stops that found the thread blocked
