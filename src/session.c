@@ -615,7 +615,8 @@ static bool wait_sigfd(struct session *s, uint64_t deadline, int until_fd)
 void session_wait_samples(struct session *s, uint64_t spin_ns, uint64_t wait_ns, int until_fd,
 			  unsigned upto)
 {
-	uint64_t start = now_ns(), deadline = start + wait_ns, inside = s->resume_ns + s->sample_ns;
+	uint64_t start = now_ns(), deadline = start + wait_ns;
+	uint64_t inside = s->resume_ns + s->sample_ns + s->other_ns;
 
 	/* Waking up costs more than the wait on a VM (tens of microseconds,
 	 * in the stall and in ctprof's CPU time): poll a little first.  The
@@ -624,10 +625,10 @@ void session_wait_samples(struct session *s, uint64_t spin_ns, uint64_t wait_ns,
 	 * awaited, with no empty waitpid() after it. */
 	while (s->waiting > upto && spin_ns && now_ns() - start < spin_ns)
 		reap(s, upto);
-	inside = s->resume_ns + s->sample_ns - inside;
+	inside = s->resume_ns + s->sample_ns + s->other_ns - inside;
 	s->spin_ns += now_ns() - start - inside;
 	start = now_ns();
-	inside = s->resume_ns + s->sample_ns;
+	inside = s->resume_ns + s->sample_ns + s->other_ns;
 
 	/* Every stop raises SIGCHLD after its status can be waited for, so
 	 * sleeping on the signalfd, draining it, then reaping until nothing is
@@ -655,7 +656,7 @@ void session_wait_samples(struct session *s, uint64_t spin_ns, uint64_t wait_ns,
 	 * after at 999 Hz; 2.20 and 1.96 at 99 Hz. */
 	if (s->waiting <= upto && session_read_signals(s))
 		session_reap(s);
-	s->sleep_ns += now_ns() - start - (s->resume_ns + s->sample_ns - inside);
+	s->sleep_ns += now_ns() - start - (s->resume_ns + s->sample_ns + s->other_ns - inside);
 }
 
 void session_drop_stale(struct session *s, uint64_t age_ns)

@@ -148,7 +148,8 @@ struct session {
 	int sigfd;              /* SIGCHLD and the stop signals, read here */
 	uint64_t resume_ns;     /* time in PTRACE_CONT after a sample */
 	uint64_t sample_ns;     /* ... and in the on_sample callback */
-	uint64_t spin_ns, sleep_ns; /* session_wait_samples(), less those */
+	uint64_t spin_ns, sleep_ns; /* session_wait_samples(), less those
+	                             * and other_ns */
 	sigset_t old_mask;
 	struct rlimit old_nofile; /* RLIMIT_NOFILE as ctprof started */
 	bool nofile_raised;     /* ... and raised since, not for a command */
