@@ -3119,6 +3119,10 @@ int sampler_run(struct sampler *sp)
 		if ((pfd[2].revents | pfd[3].revents) & POLLIN) {
 			uint64_t woke = now_ns(), n = next_n, skipped = 0, left;
 
+			/* A timer that fired with the run's end, for a
+			 * tick at or after it: not the run's. */
+			if (end && !sp->once && tick_time(t0, period, n) >= end)
+				break;
 			/* Too late for tick n (its helpers have let go):
 			 * take the latest tick instead, and count those
 			 * between as missed, unless ctprof was stopped
@@ -3126,6 +3130,10 @@ int sampler_run(struct sampler *sp)
 			 * to sample then. */
 			if (woke > tick_time(t0, period, n) + late_max) {
 				uint64_t m = tick_next(t0, period, woke) - 1;
+
+				/* ... but none from the run's end on. */
+				if (end && !sp->once && woke >= end)
+					m = tick_next(t0, period, end - 1) - 1;
 
 				skipped = m > n ? m - n : 0;
 				n += skipped;
@@ -3175,12 +3183,14 @@ int sampler_run(struct sampler *sp)
 			}
 		}
 	}
-	/* Ticks left out whose time had not come when sampling ended were
-	 * not the run's. */
+	/* Ticks left out whose time had not come when sampling ended (or
+	 * came with -d's end or after it) were not the run's. */
 	{
 		uint64_t over = now_ns();
 
-		for (uint64_t m = next_n; m > taken_n + 1 && tick_time(t0, period, m - 1) > over; m--) {
+		if (end && !sp->once && end < over)
+			over = end;
+		for (uint64_t m = next_n; m > taken_n + 1 && tick_time(t0, period, m - 1) >= over; m--) {
 			sp->stats.ticks--;
 			sp->stats.throttled--;
 		}
