@@ -346,7 +346,7 @@ int main(int argc, char **argv)
 		error_msg("warning: ran out of file descriptors: %llu opens of threads' /proc files failed or were put off, and those threads were sampled less well; raise the hard limit (ulimit -Hn) and run again",
 			  (unsigned long long)sp.stats.fds_short);
 	if (sp.stats.throttled)
-		error_msg("warning: %llu of %llu ticks left out: ctprof's CPU time took more than a quarter of the time between ticks; the shares hold, from fewer samples; a lower -F takes every tick",
+		error_msg("warning: %llu of %llu ticks left out: ctprof's CPU time sampling took more than a quarter of the time between ticks; the shares hold, from fewer samples; a lower -F takes every tick",
 			  (unsigned long long)sp.stats.throttled, (unsigned long long)sp.stats.ticks);
 	/* Once the target runs free: an output that does not drain holds up
 	 * nobody but ctprof. */

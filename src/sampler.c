@@ -2787,8 +2787,9 @@ static void tick(struct sampler *sp, uint64_t n, uint64_t t_ns, uint64_t woke_ns
  * for are left out of it (session other_ns): the target's signals, its
  * clones and exits stop it under ptrace at any rate, and leaving ticks
  * out would not save them.  tests/targets/lang/preempt.go, whose garbage
- * collections send ~4000 signals a second, each 25 us of ctprof's CPU,
- * had 66% of its ticks left out at 999 Hz; 40-50% without them. */
+ * collections send 4000-7000 signals a second, 16-27 us of ctprof's CPU
+ * each, had 61-69% of its ticks left out at 999 Hz; 0-42% without them
+ * (18 runs; its collections vary from run to run). */
 static uint64_t throttle(struct sampler *sp, uint64_t n)
 {
 	uint64_t cpu = cpu_time_ns(), samples = sp->stats.samples, used, span, d, k, other;
