@@ -105,6 +105,8 @@ struct thread {
 	                         * late_tick() in sampler.c) */
 	int last_cpu;           /* the CPU it was last seen on */
 	uint64_t cpu_read_n;    /* ... 1 + the tick it was read at, 0 if never */
+	uint64_t moved_n;       /* ... 1 + the last tick it was seen to have
+	                         * moved to another CPU at, 0 if never */
 	/* On-CPU with helpers: whether its stops need its CPU held (see
 	 * "Holding only where it counts" in sampler.c). */
 	bool quiet;             /* seen to enter the kernel seldom: its stops
