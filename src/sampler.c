@@ -1880,15 +1880,15 @@ static bool choose_thread(struct sampler *sp, struct thread *t)
 	 * before the take, reads as awake too (its wait is counted only
 	 * when it gets the CPU), and is stopped where it was preempted.
 	 * Threads taking turns at a lock do both: three Python threads
-	 * of a CPU-bound loop on 2 CPUs, attached at 999 Hz for 5 s,
-	 * with this path as it was, had 1891-1946 of 4994 ticks taken
-	 * by stops asked for with the wrong CPU held (not counted, see
-	 * not_held()), the GIL's futex wait at 3.6% of the profile
-	 * against perf's 0.7%, and a distance to perf's of 0.042-0.051
-	 * (perf's own runs: 0.022-0.026); with moves seen alone,
-	 * 13-20 such ticks, 0.2-0.5%, but 0.022-0.084 (five runs), the
-	 * preempted threads' stacks in the GIL's hand-over; with this
-	 * path never taken, 0.026-0.033 (six runs). */
+	 * of a CPU-bound loop on 2 CPUs, attached at 999 Hz for 4 s
+	 * (four runs each, alternating, perf -g between them), with this
+	 * path as it was, had 639-1369 of ~3995 ticks taken by stops
+	 * asked for with the wrong CPU held (not counted, see
+	 * not_held()), the GIL's futex wait at 2.9-3.4% of the profile
+	 * against perf's 0.6-0.8%, and a distance to perf's of
+	 * 0.052-0.078 (perf's own runs: 0.029-0.032); as it is now, 6-13
+	 * such ticks, 0.2-0.5% and 0.029-0.052; with this path never
+	 * taken, none, 0.3-0.4% and 0.030-0.041. */
 	if (sp->at_tick && !sp->wall && t->cpu_read_n && sp->tick_n + 1 - t->cpu_read_n < CPU_READ_TICKS &&
 	    (!t->moved_n || sp->tick_n + 1 - t->moved_n > RECENT_TICKS) && !competing(sp, sp->tick_n) &&
 	    taken_at(sp, t->last_cpu) && thread_sched(t) == 0 && t->run_known && t->run_mark > t->sample_run &&
