@@ -36,9 +36,9 @@
 # handing over the lock.  The threads move between CPUs and wait for
 # them, and a stop asked for with the wrong CPU held is not counted (-v:
 # held stops that found the thread running elsewhere): at most 5% of the
-# samples may be lost so (24-31% before ctprof read such threads' CPU at
-# every tick, 0.1-0.3% after, three runs each), and take_turn and
-# give_turn must have their own share +-3 points.
+# samples may be lost so (19-47% of those counted before ctprof read
+# such threads' CPU at every tick, four runs; 0.1-0.5% after, eight),
+# and take_turn and give_turn must have their own share +-3 points.
 #
 # crowded runs a busy thread on every CPU and a bursty one beside the
 # first, and prints the bursty one's CPU time and the process's.  Where a
