@@ -1823,7 +1823,7 @@ static bool choose_thread(struct sampler *sp, struct thread *t)
 {
 	struct session *s = sp->session;
 	uint64_t faults = 0;
-	int cpu = -1;
+	int cpu = -1, sched = 1;        /* thread_sched(), once read here */
 	char state;
 
 	if (t->exiting)
@@ -1860,7 +1860,7 @@ static bool choose_thread(struct sampler *sp, struct thread *t)
 		/* Nor is there anything to sample in a thread that was
 		 * blocked and has not been given a CPU since: a read of
 		 * schedstat is cheaper than one of stat. */
-		if (thread_sched(t) == 0 && t->slices_mark == t->idle_slices) {
+		if ((sched = thread_sched(t)) == 0 && t->slices_mark == t->idle_slices) {
 			/* Unless it may wake up by the tick. */
 			if (!sp->at_tick && bursty(sp, t))
 				add_late(sp, t, t->last_cpu, false);
@@ -1891,7 +1891,7 @@ static bool choose_thread(struct sampler *sp, struct thread *t)
 	 * taken, none, 0.3-0.4% and 0.030-0.041. */
 	if (sp->at_tick && !sp->wall && t->cpu_read_n && sp->tick_n + 1 - t->cpu_read_n < CPU_READ_TICKS &&
 	    (!t->moved_n || sp->tick_n + 1 - t->moved_n > RECENT_TICKS) && !competing(sp, sp->tick_n) &&
-	    taken_at(sp, t->last_cpu) && thread_sched(t) == 0 && t->run_known && t->run_mark > t->sample_run &&
+	    taken_at(sp, t->last_cpu) && (sched == 0 || (sched = thread_sched(t)) == 0) && t->run_known && t->run_mark > t->sample_run &&
 	    awake_since_resume(t, taken_at(sp, t->last_cpu)) && target_of(sp, t->proc, NULL)) {
 		t->ran_n = sp->tick_n + 1;
 		t->blocked_sample = false;
@@ -1913,6 +1913,15 @@ static bool choose_thread(struct sampler *sp, struct thread *t)
 	 * tried again (at most every FDS_RETRY_NS while they are short). */
 	if (t->stat_fd < 0)
 		t->stat_fd = proc_open_task_stat(t->proc->pid, t->tid);
+	/* Its CPU time and CPU arrivals before its state, so that a
+	 * thread found blocked is known idle from the one read of each:
+	 * an arrival after the first is counted there when it is next
+	 * read (see the idle_known test above), and one before it was
+	 * followed by the block that the state shows.  Read the other way
+	 * round, a second read of the state was needed: two stat reads a
+	 * tick for each thread that blocks between ticks. */
+	if (!sp->wall && sched > 0)
+		sched = thread_sched(t);
 	state = proc_state(t->stat_fd, &cpu, &faults);
 	if (!state)
 		return true;
@@ -1930,10 +1939,9 @@ static bool choose_thread(struct sampler *sp, struct thread *t)
 		return false;
 	}
 	if (state != 'R' && !sp->wall) {
-		/* Blocked: note its CPU arrivals, read between two
-		 * reads of its state, so that an arrival between the
-		 * first and the count is not taken for none. */
-		if (thread_sched(t) == 0 && proc_state(t->stat_fd, NULL, NULL) != 'R') {
+		/* Blocked: idle until its CPU arrivals, read before
+		 * its state, move on. */
+		if (sched == 0) {
 			t->idle_known = true;
 			t->idle_slices = t->slices_mark;
 		}
@@ -1955,7 +1963,7 @@ static bool choose_thread(struct sampler *sp, struct thread *t)
 		 * since its last sample (it waits for a CPU) has no
 		 * CPU time to account for, and its stack is the one
 		 * it had. */
-		if (!sp->wall && thread_sched(t) == 0) {
+		if (sched == 0) {
 			if (sp->kicking)
 				note_faults(sp, t, faults);
 			if (t->run_known && t->run_mark <= t->sample_run) {
