@@ -1533,11 +1533,15 @@ cat <<EOF
 | libunwind, 2 threads | $(us ct999-2.cpu_us) | $(maxrate ct999-2) | $(us ct-2.marginal) | $(us ct999-2.unwind_us) | $(med ct999-2.frames) |$(base_row "| ctprof $base_rev (--base) | $(us bs999.cpu_us) | $(maxrate bs999) | $(us bs.marginal) | $(us bs999.unwind_us) | $(med bs999.frames) |")$(base_row "| ctprof $base_rev (--base), 2 threads | $(us bs999-2.cpu_us) | $(maxrate bs999-2) | $(us bs-2.marginal) | $(us bs999-2.unwind_us) | $(med bs999-2.frames) |")
 
 At 99 Hz, ctprof's default rate (part 1's runs). A sample costs more
-there than at 999 Hz: ctprof's system calls are slower 10 ms apart than
-1 ms apart (a read of a thread's schedstat: 0.6 us back to back,
-4.5 us after 1 ms asleep, 7.7 us after 10 ms on one VM of this kind;
-1.5-2.4 us, 2.5 and 13-16 us on another: the first call of a kind
-after a sleep pays it, the next ones do not).
+there than at 999 Hz: on these VMs whatever a thread does first after
+10 ms asleep is slow. A thread that sleeps on a timer used 56-69 us of
+its CPU time for each wake-up 10 ms apart, 25-34 us 1 ms apart (its CPU
+clock around the sleep); a read of a busy thread's \`stat\` took 21-31 us
+after 10 ms asleep against 2.9 us back to back, of its \`schedstat\`
+8.5-15 against 0.9 us, of its \`sched\` 17-27 against 5.0 us (10th to
+90th percentile of 200 reads): the first call of a kind after a sleep
+pays most of it, the next ones less (a \`stat\` read just after a
+\`schedstat\` one, 15 us).
 
 | | median stall | own CPU per sample | median stall, 2 threads | own CPU per sample, 2 threads |
 | --- | --- | --- | --- | --- |
