@@ -1533,7 +1533,7 @@ cat <<EOF
 | libunwind, 2 threads | $(us ct999-2.cpu_us) | $(maxrate ct999-2) | $(us ct-2.marginal) | $(us ct999-2.unwind_us) | $(med ct999-2.frames) |$(base_row "| ctprof $base_rev (--base) | $(us bs999.cpu_us) | $(maxrate bs999) | $(us bs.marginal) | $(us bs999.unwind_us) | $(med bs999.frames) |")$(base_row "| ctprof $base_rev (--base), 2 threads | $(us bs999-2.cpu_us) | $(maxrate bs999-2) | $(us bs-2.marginal) | $(us bs999-2.unwind_us) | $(med bs999-2.frames) |")
 
 At 99 Hz, ctprof's default rate (part 1's runs). A sample costs more
-there than at 999 Hz: on these VMs whatever a thread does first after
+there than at 999 Hz: on this VM whatever a thread does first after
 10 ms asleep is slow. A thread that sleeps on a timer used 56-69 us of
 its CPU time for each wake-up 10 ms apart, 25-34 us 1 ms apart (its CPU
 clock around the sleep); a read of a busy thread's \`stat\` took 21-31 us

@@ -1914,12 +1914,15 @@ static bool choose_thread(struct sampler *sp, struct thread *t)
 	if (t->stat_fd < 0)
 		t->stat_fd = proc_open_task_stat(t->proc->pid, t->tid);
 	/* Its CPU time and CPU arrivals before its state, so that a
-	 * thread found blocked is known idle from the one read of each:
-	 * an arrival after the first is counted there when it is next
-	 * read (see the idle_known test above), and one before it was
-	 * followed by the block that the state shows.  Read the other way
-	 * round, a second read of the state was needed: two stat reads a
-	 * tick for each thread that blocks between ticks. */
+	 * thread found blocked is known idle from one read of each: an
+	 * arrival after the schedstat read shows in the next one (the
+	 * idle_known test above), and one before it was followed by the
+	 * block that the state, read after, shows.  Read the other way
+	 * round, the state had to be read again after the arrivals.
+	 * Three Python threads taking turns at the GIL, attached at 99
+	 * Hz: 4.9 stat reads a tick before, 3.0 now; five alternating
+	 * runs each, a median stall of 106.5-138.5 us before, 92.5-113.5
+	 * now. */
 	if (!sp->wall && sched > 0)
 		sched = thread_sched(t);
 	state = proc_state(t->stat_fd, &cpu, &faults);
