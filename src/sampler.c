@@ -1823,7 +1823,8 @@ static bool choose_thread(struct sampler *sp, struct thread *t)
 {
 	struct session *s = sp->session;
 	uint64_t faults = 0;
-	int cpu = -1, sched = 1;        /* thread_sched(), once read here */
+	int cpu = -1, sched = 1;        /* thread_sched()'s result once read
+	                                 * in this call; 1 until then */
 	char state;
 
 	if (t->exiting)
@@ -1891,8 +1892,9 @@ static bool choose_thread(struct sampler *sp, struct thread *t)
 	 * taken, none, 0.3-0.4% and 0.030-0.041. */
 	if (sp->at_tick && !sp->wall && t->cpu_read_n && sp->tick_n + 1 - t->cpu_read_n < CPU_READ_TICKS &&
 	    (!t->moved_n || sp->tick_n + 1 - t->moved_n > RECENT_TICKS) && !competing(sp, sp->tick_n) &&
-	    taken_at(sp, t->last_cpu) && (sched == 0 || (sched = thread_sched(t)) == 0) && t->run_known && t->run_mark > t->sample_run &&
-	    awake_since_resume(t, taken_at(sp, t->last_cpu)) && target_of(sp, t->proc, NULL)) {
+	    taken_at(sp, t->last_cpu) && (sched == 0 || (sched = thread_sched(t)) == 0) && t->run_known &&
+	    t->run_mark > t->sample_run && awake_since_resume(t, taken_at(sp, t->last_cpu)) &&
+	    target_of(sp, t->proc, NULL)) {
 		t->ran_n = sp->tick_n + 1;
 		t->blocked_sample = false;
 		note_wait(sp, t);
