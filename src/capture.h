@@ -48,6 +48,9 @@ struct capture {
 	uint64_t stall_ns;              /* PTRACE_INTERRUPT to resume */
 	bool blocked;                   /* wall-clock mode: the thread was not
 	                                 * running; it waits in regs.orig_rax */
+	uint64_t waited;                /* wall-clock mode: ticks it was left
+	                                 * asleep in the call it stopped at the
+	                                 * exit of (sampler.c, still_waiting()) */
 	uint64_t ticks;                 /* the ticks it stands for: 1, those
 	                                 * the thread ran through (in the
 	                                 * kernel) with its stop asked for

@@ -63,8 +63,8 @@ static void verbose_lines(FILE *f, const struct run_info *ri)
 	fprintf(f, "profiler: %" PRIu64 " ticks, %" PRIu64 " samples, %zu distinct stacks, %zu threads seen, %" PRIu64 " ticks missed\n",
 		st->ticks, st->samples, ri->distinct_stacks, ri->threads_seen, st->missed);
 	if (ri->wall)
-		fprintf(f, "profiler: wall-clock: %" PRIu64 " stops of blocked threads, %" PRIu64 " samples of blocked threads counted without a stop, %" PRIu64 " wait sites read\n",
-			st->blocked_stops, st->reused, st->site_reads);
+		fprintf(f, "profiler: wall-clock: %" PRIu64 " stops of blocked threads, %" PRIu64 " samples of blocked threads counted without a stop, %" PRIu64 " wait sites read; %" PRIu64 " ticks of blocked threads left alone in a write that a stop would end short, or waking in one (counted in their next samples); %" PRIu64 " writes ended short at stops of blocked threads\n",
+			st->blocked_stops, st->reused, st->site_reads, st->wall_uncut, st->short_blocked);
 	fprintf(f, "profiler: %" PRIu64 " samples asked for with the thread off its CPU (%u helpers), %" PRIu64 " while it ran in code seen not to enter the kernel, %" PRIu64 " while it ran otherwise, %" PRIu64 " put off to the next tick (its CPU not held); %" PRIu64 " probe stops of whether it does, %" PRIu64 " times it was found to after all\n",
 		st->preempted, st->helpers, st->quiet, st->unheld, st->put_off, st->probes, st->loud);
 	fprintf(f, "profiler: mean lead %.1f us, helpers' mean delay %.1f us, %" PRIu64 " holds given up before the stops were asked for, %" PRIu64 " held stops that found the thread running elsewhere (not counted); %" PRIu64 " runnable threads not stopped (not running at the tick), %" PRIu64 " stops found the thread blocked (not counted), %" PRIu64 " samples of threads that woke up just before the tick, %" PRIu64 " of threads that went to sleep just after it (%" PRIu64 " not counted: they went later, or long before their CPU was taken; %" PRIu64 " left asleep in a write that a stop would end short); %" PRIu64 " reads of idle threads left out (a thread of the target found on every CPU)\n",

@@ -61,6 +61,8 @@ struct sampler_stats {
 	                                 * a stop would end short */
 	uint64_t short_writes;          /* writes to a blocking descriptor
 	                                 * that a stop ended short */
+	uint64_t short_blocked;         /* ... at stops of threads found
+	                                 * blocked (--wall) */
 	uint64_t fds_short;             /* opens of threads' /proc files that
 	                                 * failed for want of a descriptor, or
 	                                 * were put off for it */
@@ -82,6 +84,9 @@ struct sampler_stats {
 	uint64_t reused;                /* --wall: samples of blocked threads
 	                                 * counted again without a stop */
 	uint64_t site_reads;            /* --wall: wait sites read to tell */
+	uint64_t wall_uncut;            /* --wall: ticks of blocked threads
+	                                 * left alone, their call to be ended
+	                                 * short by a stop */
 	uint64_t kernel_cpu_ns;         /* --weight=cputime: the CPU time the
 	                                 * kernel accounted to the threads
 	                                 * while they were profiled */
@@ -241,6 +246,7 @@ struct sampler {
 	struct short_write {
 		pid_t pid;
 		int fd;
+		bool blocked;           /* the thread was found blocked */
 	} *shorts;                      /* writes seen to return short at
 	                                 * stops, to be told apart after */
 	size_t nshorts, shortcap;

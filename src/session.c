@@ -107,7 +107,8 @@ static struct thread *thread_add(struct session *s, struct process *p, pid_t tid
 	return t;
 }
 
-/* The stacks of the calls T waited in (--wall): none known. */
+/* The stacks of the calls T waited in (--wall): none known.  Ticks kept
+ * for one (sampler.c, still_waiting()) go to its next sample. */
 static void forget_sites(struct thread *t)
 {
 	if (t->sites) {
@@ -117,6 +118,8 @@ static void forget_sites(struct thread *t)
 		t->sites = NULL;
 	}
 	t->site = -1;
+	t->carry += t->uncut;
+	t->uncut = 0;
 }
 
 /* Forget T; pointers to other threads stay valid only until the next add. */

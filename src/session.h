@@ -41,6 +41,7 @@ struct wait_site {
 	unsigned n;
 	long nr;                /* the call (orig_rax) */
 	bool restarted;         /* ... to go on as restart_syscall */
+	bool cuts;              /* ... one that a stop would end short */
 	uint64_t sp, pc;        /* ... and where it was made */
 	unsigned nwords;        /* return addresses found in the stack copy, */
 	uint64_t addr[SITE_WORDS]; /* ... where they were */
@@ -79,6 +80,11 @@ struct thread {
 	bool run_known;         /* run_ns and run_first are set */
 	struct wait_site *sites; /* --wall: WAIT_SITES, NULL until the first */
 	int site;               /* ... the one it waits in now, -1: none known */
+	uint64_t uncut;         /* --wall: ticks it was left asleep in a call
+	                         * that a stop would end short, for the
+	                         * stack of that call's exit (sampler.c) */
+	long uncut_nr;          /* ... the call, */
+	uint64_t uncut_sp, uncut_pc; /* ... and where it was made */
 	uint64_t slices_mark;   /* times it got a CPU, read with run_mark */
 	uint64_t wait_mark;     /* time it waited for a CPU, read with run_mark */
 	uint64_t stop_run;      /* its CPU time and time waiting for a CPU */

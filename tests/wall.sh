@@ -12,10 +12,10 @@ T=$TMP/tables
 mkdir -p "$T"
 
 # wall_stat FIELD: from -v's "profiler: wall-clock: N stops of blocked
-# threads, M samples ... counted without a stop, K wait sites read".
+# threads, M samples ... counted without a stop, K wait sites read; ...".
 wall_stat() {
 	awk -v f="$1" '$1 == "profiler:" && $2 == "wall-clock:" {
-		if (f == "stops") print $3; else if (f == "reused") print $8; else print $(NF - 3) }' "$OUT"
+		if (f == "stops") print $3; else if (f == "reused") print $8; else print $17 }' "$OUT"
 }
 
 # A server: one thread in epoll_wait, one blocked in read on a pipe, a
