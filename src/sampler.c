@@ -1135,8 +1135,7 @@ static int last_wait(const struct thread *t)
  * there was not room enough to finish.  So it is not stopped if it was
  * left alone in such a call (its tick kept as above), or if the call it
  * was last counted waiting in is one (counted there again); others are,
- * and the stop takes the stack of the call's exit.  In a dump, which
- * stops every thread, all are. */
+ * and the stop takes the stack of the call's exit. */
 static bool still_waiting(struct sampler *sp, struct thread *t, bool *left)
 {
 	uint64_t wsp, wpc, args[6];
@@ -1144,6 +1143,9 @@ static bool still_waiting(struct sampler *sp, struct thread *t, bool *left)
 	int fd, got;
 
 	*left = false;
+	/* A dump stops every thread at its one tick. */
+	if (sp->once)
+		return false;
 	/* Opened for this read only: --wall reads every blocked thread,
 	 * and a file kept open for each (as on-CPU ends_short() keeps its
 	 * few) would add a descriptor per thread to the two it has. */
@@ -1163,7 +1165,7 @@ static bool still_waiting(struct sampler *sp, struct thread *t, bool *left)
 		close(fd);
 	if (got < 0) {
 		t->site = -1;
-		if (fd < 0 || sp->once)
+		if (fd < 0)
 			return false;
 		if (t->uncut) {
 			t->uncut++;
@@ -1192,7 +1194,7 @@ static bool still_waiting(struct sampler *sp, struct thread *t, bool *left)
 	}
 	/* Until its stop comes, a tick that finds it still waiting
 	 * counts nothing rather than another call's stack. */
-	if (sp->once || !syscall_ends_short(nr, args))
+	if (!syscall_ends_short(nr, args))
 		return false;
 	if (t->uncut && (t->uncut_nr != nr || t->uncut_sp != wsp || t->uncut_pc != wpc)) {
 		t->carry += t->uncut;
