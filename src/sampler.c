@@ -147,6 +147,9 @@
 /* ... and a stop that wants its CPU held, whose helper did not take it
  * at the tick, is put off this many times in a row at most (put_off()). */
 #define PUT_OFF_MAX 4
+/* --wall: a thread asleep in a write that a stop would end short is left
+ * alone for at most a second over this (still_waiting()). */
+#define UNCUT_MAX_PER_S 10
 /* A CPU whose helper came too late this many ticks in a row is waited
  * for less long (wait_take()). */
 #define MISSED_MAX 2
@@ -1128,6 +1131,11 @@ static int last_wait(const struct thread *t)
  * (same call, SP and PC: capture_thread()), and which is then remembered
  * as a wait site, as a stop's would be.  The writer's next stop is of it
  * running, as it wakes to write more or has written all: at that exit.
+ * But a thread that waits there for long may not run again while it is
+ * profiled, and would not be counted at all (a writer whose reader slept
+ * through a 1 s attachment: 0% where it was 50%): after a tenth of a
+ * second (UNCUT_MAX_PER_S) it is stopped, once, and its ticks go with
+ * that stop's stack; the site is known from then on.
  *
  * A call that cannot be read ("running" there) is one the thread woke up
  * from since its state was read: the writer's, woken as the reader made
@@ -1200,6 +1208,10 @@ static bool still_waiting(struct sampler *sp, struct thread *t, bool *left)
 		t->carry += t->uncut;
 		t->uncut = 0;
 	}
+	/* Asleep there this long, it may not run again while profiled:
+	 * stopped once, to take the stack (its ticks counted with it). */
+	if (t->uncut * UNCUT_MAX_PER_S >= sp->frequency)
+		return false;
 	t->uncut_nr = nr;
 	t->uncut_sp = wsp;
 	t->uncut_pc = wpc;

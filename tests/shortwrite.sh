@@ -25,7 +25,7 @@ noted() {
 	echo "${n:-0}"
 }
 
-plan 11
+plan 12
 run_cmd bare "$TARGETS/shortio" socket 1
 read -r w s <<<"$(counts)"
 check "(shortio alone: no short write in ${w:-?})" eval 'is_status 0 && [ "${s:-1}" = 0 ]'
@@ -89,6 +89,22 @@ read -r w s <<<"$(sed -n 's/^shortio: \([0-9]*\) writes, \([0-9]*\) short$/\1 \2
 diag "ten attachments: ${w:-?} writes, ${s:-?} short; $fails of the ten ctprof runs failed"
 check "ten attachments: every one exits 0, and no write came back short" \
 	eval '[ "$fails" = 0 ] && [ -n "$s" ] && [ "$s" = 0 ]'
+
+# A writer that waits in one write for longer than ctprof is attached
+# (its reader asleep) never runs again while profiled: left alone there,
+# it would not be counted at all (0% in one run); it is stopped once,
+# after a tenth of a second, and counted in that write at every tick.
+"$TARGETS/shortio" stall 6 >"$TMP/stall.out" &
+pid=$!
+bg_started "$pid"
+sleep 0.5
+run_ctprof stall --wall -F 99 -d 1 -p "$pid" -v -o "$TMP/stall.txt"
+wait_child "$pid" 20
+read -r w s <<<"$(sed -n 's/^shortio: \([0-9]*\) writes, \([0-9]*\) short$/\1 \2/p' "$TMP/stall.out")"
+wpct=$(awk '$1 ~ /ms$/ && $5 == "[syscall:" && $6 == "write]" { sub(/%$/, "", $2); print $2 }' "$TMP/stall.txt")
+diag "stall: the writer's write ${wpct:-?}% of the samples (of two threads, one in it from start to end); ${s:-?} of ${w:-?} writes short"
+check "stall: the writer is counted in its write (40-60%), at most one write cut short" \
+	eval 'is_status 0 && [ -n "$wpct" ] && ge "$wpct" 40 && le "$wpct" 60 && [ -n "$s" ] && [ "$s" -le 1 ]'
 
 run_ctprof nonblock -F 999 -o "$TMP/nonblock.txt" -- "$TARGETS/shortio" nonblock 2
 read -r w s <<<"$(counts)"

@@ -7,7 +7,10 @@
  *   pipe    256 KiB blocks to a pipe;
  *   nonblock  as socket, the writer's end O_NONBLOCK: a write returns
  *           what fits, short most of the time, and the writer waits in
- *           poll() for room when none does.
+ *           poll() for room when none does;
+ *   stall   as socket, but the reader sleeps through the first half of
+ *           SECONDS before it reads: the writer waits that long in its
+ *           first write.
  * A write to a blocking socket or pipe returns short only when a signal
  * comes while it waits for room after part of the block went (signal(7));
  * this program has no handler and expects none.  A ptrace stop is such a
@@ -23,12 +26,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "timeutil.h"
 
 static volatile unsigned long sink;
 static int rfd;
+static double stall_s;
 
 /* Reads until end of file, a little arithmetic after each read. */
 static void *reader(void *arg)
@@ -36,6 +41,13 @@ static void *reader(void *arg)
 	char buf[4096];
 
 	(void)arg;
+	if (stall_s > 0) {
+		struct timespec ts = { .tv_sec = (time_t)stall_s,
+				       .tv_nsec = (long)((stall_s - (double)(time_t)stall_s) * 1e9) };
+
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
+	}
 	for (;;) {
 		ssize_t n = read(rfd, buf, sizeof(buf));
 
@@ -49,14 +61,16 @@ static void *reader(void *arg)
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "socket";
-	double end = now_s() + arg_s(argc, argv, 2, 3.0);
+	double secs = arg_s(argc, argv, 2, 3.0), end = now_s() + secs;
 	unsigned long writes = 0, shorts = 0;
 	size_t size;
 	pthread_t th;
 	int fds[2];
 	char *block;
 
-	if (!strcmp(mode, "socket") || !strcmp(mode, "nonblock")) {
+	if (!strcmp(mode, "stall"))
+		stall_s = secs / 2;
+	if (!strcmp(mode, "socket") || !strcmp(mode, "nonblock") || !strcmp(mode, "stall")) {
 		size = 1 << 20;
 		if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds) < 0) {
 			perror("shortio: socketpair");
@@ -69,7 +83,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	} else {
-		fprintf(stderr, "usage: shortio socket|pipe|nonblock [SECONDS]\n");
+		fprintf(stderr, "usage: shortio socket|pipe|nonblock|stall [SECONDS]\n");
 		return 2;
 	}
 	if (!strcmp(mode, "nonblock") && fcntl(fds[1], F_SETFL, O_NONBLOCK) < 0) {
