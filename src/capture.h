@@ -48,6 +48,10 @@ struct capture {
 	uint64_t stall_ns;              /* PTRACE_INTERRUPT to resume */
 	bool blocked;                   /* wall-clock mode: the thread was not
 	                                 * running; it waits in regs.orig_rax */
+	bool peeked;                    /* wall-clock mode: taken without a
+	                                 * stop, the thread asleep in a call
+	                                 * (sampler.c, peek_wait()); regs has
+	                                 * only rip, rsp and the call's */
 	uint64_t waited;                /* wall-clock mode: ticks it was left
 	                                 * asleep in the call it stopped at the
 	                                 * exit of (sampler.c, still_waiting()) */

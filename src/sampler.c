@@ -815,6 +815,7 @@ static struct capture *capture_thread(void *arg, struct thread *t)
 	c->tid = t->tid;
 	c->start_ip = t->start_ip;
 	c->stall_ns = 0;
+	c->peeked = false;
 	t0 = now_ns();
 	if (ptrace(PTRACE_GETREGS, t->tid, 0, &c->regs) < 0)
 		return NULL;
@@ -1100,6 +1101,69 @@ static bool same_callers(const struct thread *t, const struct wait_site *w)
 	       memcmp(now, w->word, len) == 0;
 }
 
+/* --wall: take the stack of thread T, asleep in call NR (ARGS) made at
+ * WSP and WPC (/proc/PID/task/TID/syscall), without a stop, into a capture
+ * with those registers only: a thread asleep in a system call does not
+ * touch its stack, and /proc gives where it made the call.  The walk
+ * (unwind_captures()) needs no other register where each frame's CFI
+ * finds its caller from the stack pointer, as in code built without
+ * frame pointers; where a frame's caller is found from rbp, which /proc
+ * does not give, the walk fails, and the capture is not counted: its
+ * ticks go back to T, which is not peeked at that call again (peek_nr).
+ * The call is read again after the copy: the same, the copy is of the
+ * stack the thread sleeps on.  For a thread that a stop would cut short
+ * (still_waiting()).  Returns false if no capture was made. */
+static bool peek_wait(struct sampler *sp, struct thread *t, long nr, const uint64_t args[6], uint64_t wsp,
+		      uint64_t wpc)
+{
+	struct target *tgt = target_of(sp, t->proc, NULL);
+	uint64_t args2[6], sp2, pc2;
+	struct capture *c;
+	long nr2;
+	int fd, got;
+
+	if (!tgt || (t->peek_nr == nr && t->peek_sp == wsp && t->peek_pc == wpc))
+		return false;
+	GROW(sp->caps, sp->capcap, sp->ncaps + 1);
+	c = &sp->caps[sp->ncaps];
+	if (!c->stack)
+		c->stack = xmalloc(sp->stack_size);
+	memset(&c->regs, 0, sizeof(c->regs));
+	c->regs.rip = c->regs.rcx = wpc;
+	c->regs.rsp = wsp;
+	c->regs.orig_rax = (unsigned long long)nr;
+	c->regs.rax = (unsigned long long)-ERESTARTSYS;
+	c->regs.rdi = args[0];
+	c->regs.rsi = args[1];
+	c->regs.rdx = args[2];
+	c->regs.r10 = args[3];
+	c->regs.r8 = args[4];
+	c->regs.r9 = args[5];
+	c->target = tgt;
+	c->tid = t->tid;
+	c->start_ip = t->start_ip;
+	c->stall_ns = 0;
+	c->stack2_len = 0;
+	c->sigret = c->at_handler = false;
+	copy_stack(sp, tgt, c);
+	fd = proc_open_task_syscall(t->proc->pid, t->tid);
+	got = proc_read_wait_site(fd, &nr2, args2, &sp2, &pc2);
+	if (fd >= 0)
+		close(fd);
+	if (!c->stack_len || got < 0 || nr2 != nr || sp2 != wsp || pc2 != wpc)
+		return false;
+	c->peeked = c->blocked = true;
+	c->held = false;
+	c->waited = 0;
+	c->slices = t->slices_mark;
+	c->ticks = 1 + t->carry + t->uncut;
+	t->carry = t->uncut = 0;
+	c->ns = sp->period_ns * c->ticks;
+	c->pending = false;
+	sp->ncaps++;
+	return true;
+}
+
 /* --wall: the wait site T was last counted in, -1 if none. */
 static int last_wait(const struct thread *t)
 {
@@ -1126,16 +1190,17 @@ static int last_wait(const struct thread *t)
  * socket writer at 999 Hz had 101-114 of its ~2500 writes a run ended
  * short at such stops, 381-425 more at stops of the writer found running
  * (in the kernel, where /proc does not say which call it is in).  Its
- * tick is kept (t->uncut, and *LEFT set) for the stack of that call's
- * exit, which its next stop takes if the call is still the one there
- * (same call, SP and PC: capture_thread()), and which is then remembered
- * as a wait site, as a stop's would be.  The writer's next stop is of it
- * running, as it wakes to write more or has written all: at that exit.
- * But a thread that waits there for long may not run again while it is
- * profiled, and would not be counted at all (a writer whose reader slept
- * through a 1 s attachment: 0% where it was 50%): after a tenth of a
- * second (UNCUT_MAX_PER_S) it is stopped, once, and its ticks go with
- * that stop's stack; the site is known from then on.
+ * stack is taken without a stop (peek_wait()) and the site remembered
+ * from it, as from a stop's.  Where that walk fails, its tick is kept
+ * (t->uncut, and *LEFT set) for the stack of that call's exit, which its
+ * next stop takes if the call is still the one there (same call, SP and
+ * PC: capture_thread()), and which is then remembered as a wait site.
+ * The writer's next stop is of it running, as it wakes to write more or
+ * has written all: at that exit.  But a thread that waits there for long
+ * may not run again while it is profiled, and would not be counted at
+ * all (a writer whose reader slept through a 1 s attachment: 0% where it
+ * was 50%): after a tenth of a second (UNCUT_MAX_PER_S) it is stopped,
+ * once, and its ticks go with that stop's stack.
  *
  * A call that cannot be read ("running" there) is one the thread woke up
  * from since its state was read: the writer's, woken as the reader made
@@ -1207,6 +1272,10 @@ static bool still_waiting(struct sampler *sp, struct thread *t, bool *left)
 	if (t->uncut && (t->uncut_nr != nr || t->uncut_sp != wsp || t->uncut_pc != wpc)) {
 		t->carry += t->uncut;
 		t->uncut = 0;
+	}
+	if (peek_wait(sp, t, nr, args, wsp, wpc)) {
+		*left = true;
+		return false;
 	}
 	/* Asleep there this long, it may not run again while profiled:
 	 * stopped once, to take the stack (its ticks counted with it). */
@@ -1396,6 +1465,28 @@ static bool not_held(struct sampler *sp, const struct capture *c)
 	return true;
 }
 
+/* Peeked capture C's walk did not complete (peek_wait()): its ticks go
+ * back to its thread, as if it had been left alone there. */
+static void unpeek(struct sampler *sp, const struct capture *c)
+{
+	struct thread *t = session_thread(sp->session, c->tid);
+
+	sp->stats.peeks_failed++;
+	if (!t)
+		return;
+	t->peek_nr = (long)c->regs.orig_rax;
+	t->peek_sp = c->regs.rsp;
+	t->peek_pc = c->regs.rip;
+	if (t->uncut && (t->uncut_nr != t->peek_nr || t->uncut_sp != t->peek_sp || t->uncut_pc != t->peek_pc)) {
+		t->carry += t->uncut;
+		t->uncut = 0;
+	}
+	t->uncut_nr = t->peek_nr;
+	t->uncut_sp = t->peek_sp;
+	t->uncut_pc = t->peek_pc;
+	t->uncut += c->ticks;
+}
+
 static void unwind_captures(struct sampler *sp)
 {
 	struct sampler_stats *st = &sp->stats;
@@ -1421,6 +1512,18 @@ static void unwind_captures(struct sampler *sp)
 
 		if (not_held(sp, c))
 			continue;
+		if (c->peeked) {
+			res = sp->unwinder->walk(tgt->unwind_state, c, sp->pcs, sp->max_frames, &n, &fp);
+			t1 = now_ns();
+			st->unwind_ns += t1 - t0;
+			if (res != UNWIND_COMPLETE) {
+				unpeek(sp, c);
+				continue;
+			}
+			st->peeks++;
+			st->reused += c->ticks;
+			goto walked;
+		}
 		st->samples++;
 		st->stall_ns += c->stall_ns;
 		st->stall_hist[us < STALL_BUCKETS ? us : STALL_BUCKETS - 1]++;
@@ -1452,6 +1555,7 @@ static void unwind_captures(struct sampler *sp)
 		else
 			st->unwind_failed++;
 		st->frames += n;
+walked:
 		if ((c->blocked || c->waited) && (long long)c->regs.orig_rax >= 0)
 			find_callers(c, sp->pcs, n, &callers);
 		for (j = 0; j < n; j++)
@@ -1468,7 +1572,7 @@ static void unwind_captures(struct sampler *sp)
 		 * 230 us (wall.sh's echoserver). */
 		if (c->blocked && (long long)c->regs.orig_rax >= 0) {
 			push_leaf(sp, &n, frame_key_syscall((long)c->regs.orig_rax));
-			st->blocked_stops++;
+			st->blocked_stops += !c->peeked;
 			remember_wait(sp, c, sp->pcs, n, &callers);
 		} else if (sp->wall) {
 			forget_wait(sp, c->tid);

@@ -84,6 +84,9 @@ struct sampler_stats {
 	uint64_t reused;                /* --wall: samples of blocked threads
 	                                 * counted again without a stop */
 	uint64_t site_reads;            /* --wall: wait sites read to tell */
+	uint64_t peeks;                 /* --wall: stacks of blocked threads
+	                                 * taken without a stop */
+	uint64_t peeks_failed;          /* ... that could not be walked so */
 	uint64_t wall_uncut;            /* --wall: ticks of blocked threads
 	                                 * left alone, their call to be ended
 	                                 * short by a stop */

@@ -85,6 +85,9 @@ struct thread {
 	                         * stack of that call's exit (sampler.c) */
 	long uncut_nr;          /* ... the call, */
 	uint64_t uncut_sp, uncut_pc; /* ... and where it was made */
+	long peek_nr;           /* --wall: the call whose stack could not be
+	                         * walked without a stop (sampler.c, */
+	uint64_t peek_sp, peek_pc; /* peek_wait()), and where it was made */
 	uint64_t slices_mark;   /* times it got a CPU, read with run_mark */
 	uint64_t wait_mark;     /* time it waited for a CPU, read with run_mark */
 	uint64_t stop_run;      /* its CPU time and time waiting for a CPU */
