@@ -67,8 +67,9 @@
 #     in files of their own, noinline: a name is a symbol there).
 #  6. Wall-clock and CPU time (needs build/tests/idlers and cpuburst):
 #     ctprof --wall on 500 idle threads and one working a fifth of the
-#     time (stops of blocked threads, samples counted without a stop, own
-#     CPU per tick), beside the on-CPU mode on the same target; and the
+#     time (stops of blocked threads, their stacks taken without a stop,
+#     samples counted without a stop, own CPU per tick), beside the
+#     on-CPU mode on the same target; and the
 #     CPU time of 200 threads of 3 ms against the target's getrusage, from
 #     ctprof --weight=cputime, ctprof's plain samples, and perf record
 #     -c 10101010 -e cpu-clock (a sample per 1/99 s of a thread's CPU; the
@@ -355,9 +356,10 @@ wallclock() {
 		ctstats idle.$mode "$tmp/idle.txt"
 		put idle.$mode.cpu_per_tick "$(awk -v c="$(tail -1 "$res/idle.$mode.cpu_ms")" -v t="$last_ticks" 'BEGIN { printf "%.1f", c * 1000 / t }')"
 		if [ $mode = wall ]; then
-			awk '$2 == "wall-clock:" { print $3, $8 }' "$tmp/idle.txt" >"$tmp/w"
+			awk '$2 == "wall-clock:" { print $3, $8, $21 }' "$tmp/idle.txt" >"$tmp/w"
 			put idle.stops "$(cut -d' ' -f1 "$tmp/w")"
 			put idle.reused "$(cut -d' ' -f2 "$tmp/w")"
+			put idle.peeks "$(cut -d' ' -f3 "$tmp/w")"
 			put idle.stops_per_thread "$(div "$(cut -d' ' -f1 "$tmp/w")" 501)"
 		fi
 	done
@@ -1619,10 +1621,10 @@ cat <<EOF
 **6. Wall-clock mode and CPU-time weights.** build/tests/idlers: 500 threads
 idle in futex and one working a fifth of the time, 5 s at 99 Hz.
 
-| mode | stops of blocked threads | per thread | samples counted without a stop | ctprof CPU per tick | missed ticks |
-| --- | --- | --- | --- | --- | --- |
-| --wall | $(med idle.stops %.0f) | $(med idle.stops_per_thread %.2f) | $(med idle.reused %.0f) | $(us idle.wall.cpu_per_tick) | $(of idle.wall.missed idle.wall.ticks) |
-| on-CPU | 0 | 0 | 0 | $(us idle.oncpu.cpu_per_tick) | $(of idle.oncpu.missed idle.oncpu.ticks) |
+| mode | stops of blocked threads | per thread | stacks of blocked threads taken without a stop | samples counted without a stop | ctprof CPU per tick | missed ticks |
+| --- | --- | --- | --- | --- | --- | --- |
+| --wall | $(med idle.stops %.0f) | $(med idle.stops_per_thread %.2f) | $(med idle.peeks %.0f) | $(med idle.reused %.0f) | $(us idle.wall.cpu_per_tick) | $(of idle.wall.missed idle.wall.ticks) |
+| on-CPU | 0 | 0 | 0 | 0 | $(us idle.oncpu.cpu_per_tick) | $(of idle.oncpu.missed idle.oncpu.ticks) |
 
 build/tests/cpuburst: 200 threads of 3 ms of CPU each, one after the other,
 and 3 ms of the main thread between them, at 99 Hz; the CPU time each
