@@ -1114,9 +1114,9 @@ static bool same_callers(const struct thread *t, const struct wait_site *w)
  * stack the thread sleeps on.  Returns false if no capture was made.
  * No stop: no wake-up out of the call, no timeout restarted from its full
  * value, no write ended short.  tests/targets/idlers.c, 500 threads idle
- * in futex, attached at 99 Hz for 5 s: no stop of a blocked thread where
- * there were 611 (each stopped once, some twice), and ctprof's CPU time
- * 629 ms against 822. */
+ * in futex, at 99 Hz for 5 s (three runs each, alternating): 0-1 stops of
+ * blocked threads where there were 830-974 (each wait stopped once), and
+ * ctprof's CPU 1097-1218 us a tick against 1153-1242. */
 static bool peek_wait(struct sampler *sp, struct thread *t, long nr, const uint64_t args[6], uint64_t wsp,
 		      uint64_t wpc)
 {
