@@ -147,8 +147,9 @@
 /* ... and a stop that wants its CPU held, whose helper did not take it
  * at the tick, is put off this many times in a row at most (put_off()). */
 #define PUT_OFF_MAX 4
-/* --wall: a thread asleep in a write that a stop would end short is left
- * alone for at most a second over this (still_waiting()). */
+/* --wall: a thread asleep in a write that a stop would end short, whose
+ * stack cannot be taken without a stop, is left alone there for at most
+ * 1/UNCUT_MAX_PER_S of a second (still_waiting()). */
 #define UNCUT_MAX_PER_S 10
 /* A CPU whose helper came too late this many ticks in a row is waited
  * for less long (wait_take()). */
