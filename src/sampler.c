@@ -1169,6 +1169,21 @@ static bool peek_wait(struct sampler *sp, struct thread *t, long nr, const uint6
 	return true;
 }
 
+/* --wall: thread T is asleep in call NR made at WSP and WPC: TICKS more
+ * are kept for the stack of that call's exit (still_waiting()); those
+ * kept for another call go to its next sample. */
+static void keep_uncut(struct thread *t, long nr, uint64_t wsp, uint64_t wpc, uint64_t ticks)
+{
+	if (t->uncut && (t->uncut_nr != nr || t->uncut_sp != wsp || t->uncut_pc != wpc)) {
+		t->carry += t->uncut;
+		t->uncut = 0;
+	}
+	t->uncut_nr = nr;
+	t->uncut_sp = wsp;
+	t->uncut_pc = wpc;
+	t->uncut += ticks;
+}
+
 /* --wall: the wait site T was last counted in, -1 if none. */
 static int last_wait(const struct thread *t)
 {
@@ -1242,8 +1257,10 @@ static bool still_waiting(struct sampler *sp, struct thread *t, bool *left)
 	got = proc_read_wait_site(fd, &nr, args, &wsp, &wpc);
 	if (fd >= 0)
 		close(fd);
+	t->site = -1;
 	if (got < 0) {
-		t->site = -1;
+		int last;
+
 		if (fd < 0)
 			return false;
 		if (t->uncut) {
@@ -1252,15 +1269,13 @@ static bool still_waiting(struct sampler *sp, struct thread *t, bool *left)
 			*left = true;
 			return false;
 		}
-		t->site = last_wait(t);
-		if (t->site >= 0 && t->sites[t->site].cuts) {
-			t->last_slices = t->slices_mark;
-			return true;
-		}
-		t->site = -1;
-		return false;
+		last = last_wait(t);
+		if (last < 0 || !t->sites[last].cuts)
+			return false;
+		t->site = last;
+		t->last_slices = t->slices_mark;
+		return true;
 	}
-	t->site = -1;
 	for (int i = 0; t->sites && i < WAIT_SITES; i++) {
 		const struct wait_site *w = &t->sites[i];
 
@@ -1273,10 +1288,7 @@ static bool still_waiting(struct sampler *sp, struct thread *t, bool *left)
 	}
 	/* Until its stack is taken, a tick that finds it still waiting
 	 * counts nothing rather than another call's stack. */
-	if (t->uncut && (t->uncut_nr != nr || t->uncut_sp != wsp || t->uncut_pc != wpc)) {
-		t->carry += t->uncut;
-		t->uncut = 0;
-	}
+	keep_uncut(t, nr, wsp, wpc, 0);
 	if (nr >= 0 && peek_wait(sp, t, nr, args, wsp, wpc)) {
 		*left = true;
 		return false;
@@ -1287,9 +1299,6 @@ static bool still_waiting(struct sampler *sp, struct thread *t, bool *left)
 	 * stopped once, to take the stack (its ticks counted with it). */
 	if (t->uncut * UNCUT_MAX_PER_S >= sp->frequency)
 		return false;
-	t->uncut_nr = nr;
-	t->uncut_sp = wsp;
-	t->uncut_pc = wpc;
 	t->uncut++;
 	sp->stats.wall_uncut++;
 	*left = true;
@@ -1483,14 +1492,7 @@ static void unpeek(struct sampler *sp, const struct capture *c)
 	t->peek_nr = (long)c->regs.orig_rax;
 	t->peek_sp = c->regs.rsp;
 	t->peek_pc = c->regs.rip;
-	if (t->uncut && (t->uncut_nr != t->peek_nr || t->uncut_sp != t->peek_sp || t->uncut_pc != t->peek_pc)) {
-		t->carry += t->uncut;
-		t->uncut = 0;
-	}
-	t->uncut_nr = t->peek_nr;
-	t->uncut_sp = t->peek_sp;
-	t->uncut_pc = t->peek_pc;
-	t->uncut += c->ticks;
+	keep_uncut(t, t->peek_nr, t->peek_sp, t->peek_pc, c->ticks);
 }
 
 static void unwind_captures(struct sampler *sp)
