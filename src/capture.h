@@ -48,6 +48,8 @@ struct capture {
 	uint64_t stall_ns;              /* PTRACE_INTERRUPT to resume */
 	bool blocked;                   /* wall-clock mode: the thread was not
 	                                 * running; it waits in regs.orig_rax */
+	bool woke;                      /* ... and woke up as its wait was
+	                                 * read: stopped as it ran on */
 	bool peeked;                    /* wall-clock mode: taken without a
 	                                 * stop, the thread asleep in a call
 	                                 * (sampler.c, peek_wait()); regs has

@@ -81,6 +81,8 @@ struct sampler_stats {
 	uint64_t delay_ns;              /* ... and of the helpers' delay */
 	unsigned helpers;               /* preempting helpers started */
 	uint64_t blocked_stops;         /* --wall: captures of blocked threads */
+	uint64_t woke_stops;            /* ... of threads that woke up as their
+	                                 * wait was read: not blocked by then */
 	uint64_t reused;                /* --wall: samples of blocked threads
 	                                 * counted again without a stop */
 	uint64_t site_reads;            /* --wall: wait sites read to tell */

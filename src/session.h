@@ -70,6 +70,7 @@ struct thread {
 	int sched_fd;           /* /proc/PID/task/TID/sched, -1 until needed */
 	int syscall_fd;         /* /proc/PID/task/TID/syscall, the same */
 	bool blocked_sample;    /* the sample asked for is of a blocked thread */
+	bool woke_read;         /* --wall: ... that woke up as its wait was read */
 	bool at_take;           /* ... of one seen on its CPU when the CPU was
 	                         * taken at the tick (reading after it) */
 	uint64_t unsettled;     /* samples taken since it was last settled */

@@ -13,11 +13,13 @@ mkdir -p "$T"
 
 # wall_stat FIELD: from -v's "profiler: wall-clock: N stops of blocked
 # threads, M samples ... counted without a stop, K wait sites read; P
-# stacks of blocked threads taken without a stop ...".
+# stacks of blocked threads taken without a stop ...; W stops of threads
+# that woke up as their wait was read" (FIELD woke: W).
 wall_stat() {
 	awk -v f="$1" '$1 == "profiler:" && $2 == "wall-clock:" {
 		if (f == "stops") print $3; else if (f == "reused") print $8;
-		else if (f == "peeks") print $21; else print $17 }' "$OUT"
+		else if (f == "peeks") print $21; else if (f == "woke") print $(NF - 11);
+		else print $17 }' "$OUT"
 }
 
 # A server: one thread in epoll_wait, one blocked in read on a pipe, a
@@ -55,8 +57,9 @@ run_ctprof idle --wall -v -F 99 -- "$TARGETS/idlers" 300 4
 stops=$(wall_stat stops)
 reused=$(wall_stat reused)
 peeks=$(wall_stat peeks)
+woke=$(wall_stat woke)
 ticks=$(awk '$1 == "profiler:" && $3 == "ticks," { print $2 }' "$OUT")
-diag "idle: $ticks ticks, $stops stops of blocked threads, $peeks stacks taken without one, $reused samples counted without a stop"
+diag "idle: $ticks ticks, $stops stops of blocked threads, $peeks stacks taken without one, $reused samples counted without a stop, ${woke:-?} stops of threads that woke as they were read"
 check "idle: ran, all threads joined" eval 'is_status 0 && grep -q "^idlers: 300 threads, done$" "$OUT"'
 check "idle: every thread at every tick (>= 280 samples per tick)" \
 	ge "$(awk -v s="$(total_samples)" -v t="$ticks" 'BEGIN { print s / t }')" 280
@@ -65,7 +68,13 @@ check "idle: every thread at every tick (>= 280 samples per tick)" \
 # queue for the mutex (a new wait, over a tick or more), and the worker
 # once per sleep (80 times): 381-678 stops over 4 s.  Built without frame
 # pointers, their stacks are taken without a stop (peek_wait() in
-# sampler.c): none in the runs seen.
+# sampler.c): none in the runs seen.  A thread that wakes up between
+# ctprof's reads of its state and of its call is stopped as it runs on,
+# and counted apart: 0-1 a run, 1000 threads with another program
+# taking both CPUs at real-time priority now and then; in one CI run
+# on a new VM, whose host held ctprof up (its median stop 104.5 us,
+# mean 3.2 ms), 45 stops of the idle threads were counted as blocked
+# ones before the two were told apart.
 check "idle: blocked threads' stacks taken without a stop (>= 300 so, <= 30 stops)" \
 	eval '[ -n "$peeks" ] && ge "$peeks" 300 && le "$stops" 30'
 check "idle: the idle threads wait in futex, in idle_thread" \
