@@ -1156,12 +1156,11 @@ static bool peek_wait(struct sampler *sp, struct thread *t, long nr, const uint6
 	got = proc_read_wait_site(fd, &nr2, args2, &sp2, &pc2);
 	if (fd >= 0)
 		close(fd);
-	if (!c->stack_len)
+	/* "running" now: it woke up while its stack was copied.  One in
+	 * another call now woke and slept again: blocked still. */
+	t->woke_read = fd >= 0 && got < 0;
+	if (!c->stack_len || got < 0 || nr2 != nr || sp2 != wsp || pc2 != wpc)
 		return false;
-	if (got < 0 || nr2 != nr || sp2 != wsp || pc2 != wpc) {
-		t->woke_read = true;
-		return false;
-	}
 	c->peeked = c->blocked = true;
 	c->held = false;
 	c->waited = 0;
@@ -1235,7 +1234,7 @@ static int last_wait(const struct thread *t)
  * left alone in such a call (its tick kept as above), or if the call it
  * was last counted waiting in is one (counted there again); others are,
  * and the stop takes the stack of the call's exit.  Those stops, and the
- * stops of threads whose call changed while their stack was copied
+ * stops of threads that woke up while their stack was copied
  * (peek_wait()), are of threads awake by then (t->woke_read), and -v
  * counts them apart from the stops of blocked threads: the more often
  * the host holds ctprof up between the reads, the more there are (0-1
