@@ -94,6 +94,17 @@ static int write_gzip(FILE *f, const uint8_t *buf, size_t len)
 	return ret == Z_STREAM_END ? 0 : -EIO;
 }
 
+/* PREFIX and S in one new string. */
+static char *prefixed(const char *prefix, const char *s)
+{
+	size_t a = strlen(prefix), b = strlen(s);
+	char *r = xmalloc(a + b + 1);
+
+	memcpy(r, prefix, a);
+	memcpy(r + a, s, b + 1);
+	return r;
+}
+
 int pprof_write(FILE *f, const struct profile *p, const struct run_info *ri,
 		const struct output_opts *oo)
 {
@@ -117,9 +128,9 @@ int pprof_write(FILE *f, const struct profile *p, const struct run_info *ri,
 	uint64_t *ids = xcalloc(p->nsample_locs + 1, sizeof(*ids));
 	int64_t *values = xcalloc(2 * p->nsamples + 1, sizeof(*values));
 	int64_t period = (int64_t)(1000000000ULL / (p->frequency ? p->frequency : 1));
-	struct strtab st = { 0 };	/* strings must outlive it: literals, the profile's, comment[] */
+	struct strtab st = { 0 };	/* strings must outlive it: literals, the profile's, comment[], foot */
 	int64_t comments[4];
-	char comment[4][300];
+	char comment[4][300], *foot;
 	uint8_t *buf;
 	size_t i, len;
 	int ret;
@@ -250,17 +261,18 @@ int pprof_write(FILE *f, const struct profile *p, const struct run_info *ri,
 	snprintf(comment[0], sizeof(comment[0]), "ctprof: pid %d (%s)", p->pid, p->comm ? p->comm : "?");
 	snprintf(comment[1], sizeof(comment[1]), "ctprof: threads %zu",
 		 ri ? ri->threads_seen : p->threads_seen ? p->threads_seen : p->nthreads);
+	/* The report's last lines: the line of what was lost and the notes. */
 	if (ri) {
-		char lost[256];
+		char *rf = report_footer(p, ri);
 
-		report_lost_line(ri, lost, sizeof(lost));
-		snprintf(comment[2], sizeof(comment[2]), "ctprof: report: %s", lost);
+		foot = prefixed("ctprof: report: ", rf);
+		free(rf);
 	} else {
-		snprintf(comment[2], sizeof(comment[2]), "ctprof: report: %s", p->footer ? p->footer : "");
+		foot = prefixed("ctprof: report: ", p->footer ? p->footer : "");
 	}
 	comments[0] = strtab_add(&st, comment[0]);
 	comments[1] = strtab_add(&st, comment[1]);
-	comments[2] = strtab_add(&st, comment[2]);
+	comments[2] = strtab_add(&st, foot);
 	prof.n_comment = ri || p->footer ? 3 : 2;
 	if (p->cputime) {
 		snprintf(comment[3], sizeof(comment[3]), "ctprof: weight cputime, kernel %llu ns",
@@ -279,6 +291,7 @@ int pprof_write(FILE *f, const struct profile *p, const struct run_info *ri,
 		ret = -(errno ? errno : EIO);
 
 	free(buf);
+	free(foot);
 	free(st.strs);
 	free(st.hash);
 	free(maps);

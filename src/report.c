@@ -259,6 +259,77 @@ static size_t distinct_threads(const struct profile *p)
 	return n;
 }
 
+/* The notes of what the run did that the tables do not show, to F. */
+static void write_notes(FILE *f, const struct profile *p, const struct run_info *ri)
+{
+	/* JIT code is named only from the map its runtime writes; a
+	 * map read that lacks some of it was written before that
+	 * code (jcmd's is a snapshot). */
+	if (ri->anon_unnamed && ri->perf_map != PERF_MAP_READ)
+		fprintf(f, "note: %" PRIu64 " %s in anonymous executable memory (JIT code) %s no name: /tmp/perf-%d.map %s; node writes it with --perf-basic-prof, Java with -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit as it exits or on 'jcmd %d Compiler.perfmap' while ctprof runs\n",
+			ri->anon_unnamed, plural(ri->anon_unnamed, "address", "addresses"),
+			plural(ri->anon_unnamed, "has", "have"), (int)p->pid,
+			ri->perf_map == PERF_MAP_STALE
+				? "is older than the process (left by another that had its pid), not read"
+				: "does not exist",
+			(int)p->pid);
+	else if (ri->anon_unnamed)
+		fprintf(f, "note: %" PRIu64 " %s in anonymous executable memory (JIT code) %s not in /tmp/perf-%d.map, written before that code was compiled; a JVM's map from 'jcmd %d Compiler.perfmap' holds only what was compiled then: run it again later in the run\n",
+			ri->anon_unnamed, plural(ri->anon_unnamed, "address", "addresses"),
+			plural(ri->anon_unnamed, "is", "are"), (int)p->pid, (int)p->pid);
+	if (ri->stats->fds_short) {
+		struct rlimit rl;
+		char lim[48] = "";
+
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+			snprintf(lim, sizeof(lim), " (limit %llu)", (unsigned long long)rl.rlim_cur);
+		fprintf(f, "note: ctprof ran out of file descriptors%s: %" PRIu64 " %s of threads' /proc files failed or were put off, and those threads were sampled less well (--wall counts a blocked one where it was last stopped, for up to a second); raise the hard limit (ulimit -Hn, or LimitNOFILE= for a service) and run again\n",
+			lim, ri->stats->fds_short, plural(ri->stats->fds_short, "open", "opens"));
+	}
+	if (ri->stats->throttled) {
+		const struct sampler_stats *st = ri->stats;
+
+		fprintf(f, "note: ctprof left out %" PRIu64 " of %" PRIu64 " ticks (%.0f%%): its CPU time sampling from one tick to the next (%.0f us, mean) was more than a quarter of the %.0f us between them, time it keeps from the target; samples weigh the CPU time since the thread's last one, so the shares hold, from fewer samples: a lower -F takes every tick\n",
+			st->throttled, st->ticks, 100.0 * (double)st->throttled / (double)(st->ticks ? st->ticks : 1),
+			st->taken ? (double)st->taken_cpu_ns / 1e3 / (double)st->taken : 0.0, 1e6 / p->frequency);
+	}
+	/* Under ptrace every signal stops its thread until ctprof
+	 * passes it on: a target that signals itself often runs
+	 * slower traced, whatever the rate. */
+	if (ri->stats->signals && ri->stats->wall_ns &&
+	    (double)ri->stats->signals * 1e9 / (double)ri->stats->wall_ns >= SIGNALS_NOTE_RATE) {
+		const struct sampler_stats *st = ri->stats;
+
+		fprintf(f, "note: the target took %" PRIu64 " signals (%.0f a second): under ptrace each one stops its thread until ctprof wakes up and passes it on, at any -F (%.0f us of ctprof's time each here); a program that signals itself this often (Go's preemption of goroutines, a timer or a profiler of its own) runs slower while profiled\n",
+			st->signals, (double)st->signals * 1e9 / (double)st->wall_ns,
+			st->other_stops ? (double)st->part_ns.other / 1e3 / (double)st->other_stops : 0.0);
+	}
+	/* What a stop did to the target that cannot be helped. */
+	if (ri->stats->short_writes)
+		fprintf(f, "note: %" PRIu64 " %s of the target to a blocking pipe or socket came back short at ctprof's stops: a stop, as a signal does, ends a write that waits for room with the part written; a program that does not write the rest itself loses it\n",
+			ri->stats->short_writes, plural(ri->stats->short_writes, "write", "writes"));
+}
+
+char *report_footer(const struct profile *p, const struct run_info *ri)
+{
+	char lost[256], *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	report_lost_line(ri, lost, sizeof(lost));
+	if (!f)
+		return xstrdup(lost);
+	fprintf(f, "%s\n", lost);
+	write_notes(f, p, ri);
+	if (fclose(f) != 0 || !buf) {
+		free(buf);
+		return xstrdup(lost);
+	}
+	if (len && buf[len - 1] == '\n')
+		buf[len - 1] = '\0';
+	return buf;
+}
+
 int report_write(FILE *f, const struct profile *p, const struct run_info *ri,
 		 const struct output_opts *oo)
 {
@@ -267,7 +338,6 @@ int report_write(FILE *f, const struct profile *p, const struct run_info *ri,
 	size_t i, threads = ri ? ri->threads_seen : p->threads_seen ? p->threads_seen : p->nthreads;
 	struct pgroup *procs, *threads_of;
 	size_t nprocs, nt;
-	char lost[256];
 
 	if (!oo)
 		oo = &defaults;
@@ -319,54 +389,10 @@ int report_write(FILE *f, const struct profile *p, const struct run_info *ri,
 		callgraph(f, p, &fl, fl.total, oo);
 	flat_release(&fl);
 	if (ri) {
-		report_lost_line(ri, lost, sizeof(lost));
-		fprintf(f, "%s\n", lost);
-		/* JIT code is named only from the map its runtime writes; a
-		 * map read that lacks some of it was written before that
-		 * code (jcmd's is a snapshot). */
-		if (ri->anon_unnamed && ri->perf_map != PERF_MAP_READ)
-			fprintf(f, "note: %" PRIu64 " %s in anonymous executable memory (JIT code) %s no name: /tmp/perf-%d.map %s; node writes it with --perf-basic-prof, Java with -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit as it exits or on 'jcmd %d Compiler.perfmap' while ctprof runs\n",
-				ri->anon_unnamed, plural(ri->anon_unnamed, "address", "addresses"),
-				plural(ri->anon_unnamed, "has", "have"), (int)p->pid,
-				ri->perf_map == PERF_MAP_STALE
-					? "is older than the process (left by another that had its pid), not read"
-					: "does not exist",
-				(int)p->pid);
-		else if (ri->anon_unnamed)
-			fprintf(f, "note: %" PRIu64 " %s in anonymous executable memory (JIT code) %s not in /tmp/perf-%d.map, written before that code was compiled; a JVM's map from 'jcmd %d Compiler.perfmap' holds only what was compiled then: run it again later in the run\n",
-				ri->anon_unnamed, plural(ri->anon_unnamed, "address", "addresses"),
-				plural(ri->anon_unnamed, "is", "are"), (int)p->pid, (int)p->pid);
-		if (ri->stats->fds_short) {
-			struct rlimit rl;
-			char lim[48] = "";
+		char *foot = report_footer(p, ri);
 
-			if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-				snprintf(lim, sizeof(lim), " (limit %llu)", (unsigned long long)rl.rlim_cur);
-			fprintf(f, "note: ctprof ran out of file descriptors%s: %" PRIu64 " %s of threads' /proc files failed or were put off, and those threads were sampled less well (--wall counts a blocked one where it was last stopped, for up to a second); raise the hard limit (ulimit -Hn, or LimitNOFILE= for a service) and run again\n",
-				lim, ri->stats->fds_short, plural(ri->stats->fds_short, "open", "opens"));
-		}
-		if (ri->stats->throttled) {
-			const struct sampler_stats *st = ri->stats;
-
-			fprintf(f, "note: ctprof left out %" PRIu64 " of %" PRIu64 " ticks (%.0f%%): its CPU time sampling from one tick to the next (%.0f us, mean) was more than a quarter of the %.0f us between them, time it keeps from the target; samples weigh the CPU time since the thread's last one, so the shares hold, from fewer samples: a lower -F takes every tick\n",
-				st->throttled, st->ticks, 100.0 * (double)st->throttled / (double)(st->ticks ? st->ticks : 1),
-				st->taken ? (double)st->taken_cpu_ns / 1e3 / (double)st->taken : 0.0, 1e6 / p->frequency);
-		}
-		/* Under ptrace every signal stops its thread until ctprof
-		 * passes it on: a target that signals itself often runs
-		 * slower traced, whatever the rate. */
-		if (ri->stats->signals && ri->stats->wall_ns &&
-		    (double)ri->stats->signals * 1e9 / (double)ri->stats->wall_ns >= SIGNALS_NOTE_RATE) {
-			const struct sampler_stats *st = ri->stats;
-
-			fprintf(f, "note: the target took %" PRIu64 " signals (%.0f a second): under ptrace each one stops its thread until ctprof wakes up and passes it on, at any -F (%.0f us of ctprof's time each here); a program that signals itself this often (Go's preemption of goroutines, a timer or a profiler of its own) runs slower while profiled\n",
-				st->signals, (double)st->signals * 1e9 / (double)st->wall_ns,
-				st->other_stops ? (double)st->part_ns.other / 1e3 / (double)st->other_stops : 0.0);
-		}
-		/* What a stop did to the target that cannot be helped. */
-		if (ri->stats->short_writes)
-			fprintf(f, "note: %" PRIu64 " %s of the target to a blocking pipe or socket came back short at ctprof's stops: a stop, as a signal does, ends a write that waits for room with the part written; a program that does not write the rest itself loses it\n",
-				ri->stats->short_writes, plural(ri->stats->short_writes, "write", "writes"));
+		fprintf(f, "%s\n", foot);
+		free(foot);
 		if (ri->verbose)
 			verbose_lines(f, ri);
 	} else if (p->footer) {

@@ -28,6 +28,11 @@ struct run_info {
 /* The line that says what was lost in the run, into BUF. */
 void report_lost_line(const struct run_info *ri, char *buf, size_t size);
 
+/* That line and the notes after it (what the run did that the tables do
+ * not show), without the last newline: what a pprof file keeps for
+ * 'ctprof report' to print again.  The caller frees it. */
+char *report_footer(const struct profile *p, const struct run_info *ri);
+
 /* "file.c:LINE" of FILE's base name, "file.c" without a line, "?". */
 void report_location(char *buf, size_t size, const char *file, int line);
 

@@ -91,6 +91,18 @@ check "live: folded counts add up to the report's $total samples" test "$sum" = 
 check "live: every folded line is 'frames COUNT'" \
 	bash -c "! grep -vqE '^[^ ].* [0-9]+\$' '$TMP/live.folded'"
 check "live: folded shows the chain root first" grep -q ';main;f0;f1;f2;f3 [0-9]*$' "$TMP/live.folded"
+# At 5000 Hz ctprof leaves ticks out (the throttle) and says so in a note
+# after the lost line: the pprof file keeps the notes too, for 'ctprof
+# report' to print again.  Before, a run at 499 Hz that the host slowed
+# enough to leave 2 ticks out failed the round trip above.
+run_ctprof notes -F 5000 -o "$TMP/notes.txt" -o "$TMP/notes.pb.gz" -- "$TARGETS/chain" 0.5
+if grep -q '^note: ctprof left out' "$TMP/notes.txt"; then
+	run_report notes-again "$TMP/notes.pb.gz"
+	same "notes: 'ctprof report' of the pprof file prints the live report's notes" "$TMP/notes.txt" "$OUT"
+else
+	skip "notes: 'ctprof report' of the pprof file prints the live report's notes" \
+		"ctprof took every tick at 5000 Hz here: no note to keep"
+fi
 pprof_bin=$(ls /usr/lib/go-*/pkg/tool/linux_amd64/pprof 2>/dev/null | tail -1)
 if [ -n "$pprof_bin" ]; then
 	"$pprof_bin" -top "$TMP/live.pb.gz" >"$TMP/pprof-top.txt" 2>&1
