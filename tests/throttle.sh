@@ -14,7 +14,27 @@ throttle_line() {
 	sed -n 's/^profiler: throttle: \([0-9]*\) of \([0-9]*\) ticks left out; .* mean \([0-9.]*\) us$/\1 \2 \3/p' "$1"
 }
 
-run_ctprof deep -F 5000 -d 1.5 -v -- "$TARGETS/deep" 3
+# A run the host held up is made again, twice at most: one CI run on a
+# new VM missed 3917 of its 7499 ticks, PTRACE_GETREGS took 731 us a
+# sample (5 us as a rule) and ctprof's CPU came to 0.37 of the run's;
+# a guest charges what its host takes to the task it was running.  Each
+# run's missed ticks say so (0-53 in runs here): a tenth of the ticks is
+# a run disturbed, and the least disturbed of the runs is checked.
+best=
+for try in 1 2 3; do
+	run_ctprof "deep-$try" -F 5000 -d 1.5 -v -- "$TARGETS/deep" 3
+	missed=$(awk '$1 == "profiler:" && $3 == "ticks," && $NF == "missed" { print $(NF - 2) }' "$OUT")
+	ticks=$(awk '$1 == "profiler:" && $3 == "ticks," && $NF == "missed" { print $2 }' "$OUT")
+	if [ -n "$missed" ] && { [ -z "$best" ] || [ "$missed" -lt "$best_missed" ]; }; then
+		best=$try best_missed=$missed best_out=$OUT best_err=$ERR best_rc=$RC
+	fi
+	[ -n "$missed" ] && [ -n "$ticks" ] && [ $((missed * 10)) -lt "$ticks" ] && break
+	diag "deep at 5000 Hz, run $try: ${missed:-?} of ${ticks:-?} ticks missed, disturbed"
+done
+if [ -n "$best" ]; then
+	OUT=$best_out ERR=$best_err RC=$best_rc
+	[ "$best" = "$try" ] || diag "deep at 5000 Hz: run $best, the least disturbed ($best_missed ticks missed), is the one checked"
+fi
 read -r left ticks mean < <(throttle_line "$OUT")
 dur=$(awk '/^on-CPU profile over/ { print $4; exit }' "$OUT")
 own=$(sed -n 's/^profiler: own CPU time: \([0-9.]*\) ms,.*/\1/p' "$OUT")
