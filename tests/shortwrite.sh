@@ -67,7 +67,7 @@ bshort=$(sed -n 's/^profiler: wall-clock: .*; \([0-9]*\) writes ended short at s
 # Stops of threads that woke up as their wait was read count here too.
 woke=$(sed -n 's/^profiler: wall-clock: .*; \([0-9]*\) stops of threads that woke up as their wait was read$/\1/p' "$TMP/wall.txt")
 if [ -n "$stops" ] && [ -n "$woke" ]; then stops=$((stops + woke)); else stops=; fi
-diag "--wall: ${w:-?} writes, ${s:-?} short by the target's count, $n by the report's (${bshort:-?} at stops of blocked threads); ${stops:-?} stops of blocked threads, ${reused:-?} blocked samples without"
+diag "--wall: ${w:-?} writes, ${s:-?} short by the target's count, $n by the report's (${bshort:-?} at stops of blocked threads); ${stops:-?} stops of blocked threads and of threads that woke as they were read (${woke:-?} of those), ${reused:-?} blocked samples without"
 check "--wall: the report's count of short writes is the target's, or a little over" \
 	eval 'is_status 0 && [ -n "$s" ] && [ "$n" -ge "$s" ] && [ "$n" -le $((s + s / 10 + 2)) ]'
 check "--wall: blocked samples seldom take a stop (<= 25%)" \
