@@ -40,6 +40,10 @@ static void usage(FILE *f)
 "      --weight=WEIGHT      cputime (default): a thread's CPU time, shared\n"
 "                           equally among its samples of each second; or\n"
 "                           samples: each counts one period (--wall: always)\n"
+"      --trigger=TRIGGER    what times the samples: perf, each thread's CPU-time\n"
+"                           event, which stops it where it runs; timer, a\n"
+"                           tick that stops the running threads; auto (default):\n"
+"                           timer with a real-time priority, else perf\n"
 "      --stack-size=BYTES   stack bytes copied per sample, 1k to 1m (default 64k)\n"
 "      --max-frames=N       frames unwound per sample, %d to %d (default %d)\n"
 "      --unwinder=NAME      libunwind or libdw (default %s)\n"
@@ -163,7 +167,7 @@ static int parse_size(const char *s, size_t *out)
 
 enum { OPT_STACK_SIZE = 256, OPT_MAX_FRAMES, OPT_DEBUGINFOD, OPT_VERSION, OPT_UNWINDER, OPT_FORMAT, OPT_NO_THREAD, OPT_TOP, OPT_SORT,
        OPT_PER_THREAD, OPT_TID, OPT_LINES, OPT_CALLGRAPH, OPT_NO_DEMANGLE, OPT_WALL, OPT_WEIGHT,
-       OPT_INTERVAL, OPT_EVERY, OPT_ABSOLUTE };
+       OPT_INTERVAL, OPT_EVERY, OPT_ABSOLUTE, OPT_TRIGGER };
 
 static const struct option long_opts[] = {
 	{ "pid",        required_argument, NULL, 'p' },
@@ -188,6 +192,7 @@ static const struct option long_opts[] = {
 	{ "no-demangle", no_argument,      NULL, OPT_NO_DEMANGLE },
 	{ "wall",       no_argument,       NULL, OPT_WALL },
 	{ "weight",     required_argument, NULL, OPT_WEIGHT },
+	{ "trigger",    required_argument, NULL, OPT_TRIGGER },
 	{ "interval",   required_argument, NULL, OPT_INTERVAL },
 	{ "every",      required_argument, NULL, OPT_EVERY },
 	{ "absolute",   no_argument,       NULL, OPT_ABSOLUTE },
@@ -227,7 +232,7 @@ static int live_check(struct options *o)
 static int diff_check(struct options *o, int argc, char **argv, int *exit_code)
 {
 	const char *bad = o->pid ? "-p" : o->duration ? "-d" : o->follow_forks ? "-f" :
-		o->wall ? "--wall" : o->weight ? "--weight" :
+		o->wall ? "--wall" : o->weight ? "--weight" : o->trigger ? "--trigger" :
 		o->frequency != CTPROF_FREQ_DEFAULT ? "-F" : o->per_thread ? "--per-thread" :
 		o->lines ? "--lines" : o->callgraph ? "--callgraph" : o->tid ? "--tid" :
 		o->no_thread ? "--no-thread" : o->noutputs > 1 ? "a second -o" : NULL;
@@ -451,6 +456,13 @@ int cli_parse(int argc, char **argv, struct options *o, int *exit_code)
 			}
 			o->weight = optarg;
 			break;
+		case OPT_TRIGGER:
+			if (strcmp(optarg, "auto") && strcmp(optarg, "perf") && strcmp(optarg, "timer")) {
+				error_msg("invalid trigger '%s': expected auto, perf or timer", optarg);
+				return usage_error(exit_code);
+			}
+			o->trigger = strcmp(optarg, "auto") ? optarg : NULL;
+			break;
 		case OPT_INTERVAL: {
 			char *end;
 			double d;
@@ -522,7 +534,7 @@ int cli_parse(int argc, char **argv, struct options *o, int *exit_code)
 	if (o->every && every_check_patterns(o) < 0)
 		return usage_error(exit_code);
 	if (o->report) {
-		if (o->pid || o->duration || o->follow_forks || o->wall || o->weight || optind != argc - 1) {
+		if (o->pid || o->duration || o->follow_forks || o->wall || o->weight || o->trigger || optind != argc - 1) {
 			error_msg(optind >= argc ? "report: give the profile file to read, e.g. ctprof report out.pb.gz"
 				  : "report: give one profile file and output options only; see 'ctprof --help'");
 			return usage_error(exit_code);
@@ -534,6 +546,7 @@ int cli_parse(int argc, char **argv, struct options *o, int *exit_code)
 	if (o->dump) {
 		const char *bad = optind < argc ? "a command" : o->duration ? "-d" :
 			o->follow_forks ? "-f" : o->wall ? "--wall" : o->weight ? "--weight" :
+			o->trigger ? "--trigger" :
 			o->frequency != CTPROF_FREQ_DEFAULT ? "-F" : o->top ? "--top" :
 			o->per_thread ? "--per-thread" : o->lines ? "--lines" :
 			o->callgraph ? "--callgraph" : o->noutputs > 1 ? "a second -o" : NULL;
@@ -557,6 +570,10 @@ int cli_parse(int argc, char **argv, struct options *o, int *exit_code)
 	}
 	if (!o->pid && !o->argv) {
 		error_msg("nothing to profile: give -p PID or a command; see 'ctprof --help'");
+		return usage_error(exit_code);
+	}
+	if (o->wall && o->trigger && !strcmp(o->trigger, "perf")) {
+		error_msg("--wall samples blocked threads too, at the timer's ticks: give --trigger=timer or leave it out");
 		return usage_error(exit_code);
 	}
 	if (o->wall && o->weight && !strcmp(o->weight, "cputime")) {

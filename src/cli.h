@@ -33,6 +33,7 @@ struct options {
 	bool cputime;           /* samples weigh CPU time (the default, but
 	                         * for --wall and --weight=samples) */
 	const char *weight;     /* --weight as given, NULL if not */
+	const char *trigger;    /* --trigger perf or timer, NULL: auto */
 	unsigned frequency;     /* -F Hz */
 	const char *outputs[8]; /* -o FILE..., none: stdout */
 	unsigned noutputs;

@@ -5,6 +5,7 @@
 #include "diff.h"
 #include "dump.h"
 #include "every.h"
+#include "ktrigger.h"
 #include "maps.h"
 #include "output.h"
 #include "proc.h"
@@ -277,6 +278,7 @@ static void *trace(void *arg)
 	ret = sampler_init(sp, s, unwinder_find(o->unwinder), o->frequency, o->duration, o->stack_size, o->max_frames);
 	sp->wall = o->wall;
 	sp->cputime = o->cputime;
+	sp->trigger_opt = !o->trigger ? TRIGGER_AUTO : !strcmp(o->trigger, "perf") ? TRIGGER_PERF : TRIGGER_TIMER;
 	if (ret < 0) {
 		error_msg("cannot start sampling pid %d: %s", s->pid, strerror(-ret));
 	} else if (o->live && !(tr->top = top_start(sp, o))) {
@@ -285,8 +287,8 @@ static void *trace(void *arg)
 	} else if (o->every && !(tr->every = every_start(sp, o))) {
 		ret = -errno;
 		error_msg("cannot start writing profiles: %s", strerror(errno));
-	} else {
-		sampler_run(sp);
+	} else if ((ret = sampler_run(sp)) < 0) {
+		error_msg("cannot start sampling pid %d: %s", s->pid, strerror(-ret));
 	}
 	if (s->nthreads)
 		session_let_go(s);
@@ -317,6 +319,15 @@ int main(int argc, char **argv)
 	if (o.diffing)
 		return diff_main(&o);
 	fail = o.pid ? 1 : 125;
+	/* Asked for, the perf trigger must be there before the target is
+	 * touched: tried on ctprof's own thread, as the kernel would judge
+	 * it for the target's (perf_event_paranoid, a seccomp filter). */
+	if (o.trigger && !strcmp(o.trigger, "perf") && (ret = ktrigger_probe(0)) < 0) {
+		error_msg("--trigger=perf: perf_event_open refused (%s); %s", strerror(-ret),
+			  ret == -ENOSYS ? "perf events are off in this kernel or blocked by a seccomp filter (a container's): give --trigger=timer"
+					 : "kernel.perf_event_paranoid is above 2, or a security module refuses: see ctprof(1), PERMISSIONS, or give --trigger=timer");
+		return fail;
+	}
 
 	/* Open the output before touching the target.  The live view is the
 	 * output of 'ctprof top', which writes the others only with -o. */
@@ -368,7 +379,9 @@ int main(int argc, char **argv)
 	profile_of_run(&prof, &o, &s, &sp, &ri);
 	prof.frequency = o.frequency;
 	prof.wall = o.wall;
-	prof.cputime = o.cputime;
+	prof.cputime = o.cputime || sp.timed;
+	prof.timed_ns = sp.stats.timed_period_ns;
+	prof.kernel_row_ns = sp.stats.kernel_row_ns;
 	prof.kernel_cpu_ns = sp.stats.kernel_cpu_ns;
 	prof.time_ns = sp.stats.start_realtime_ns;
 	prof.duration_ns = (int64_t)sp.stats.wall_ns;

@@ -134,6 +134,9 @@ static inline uint32_t frame_key_module(uint64_t key) { return (uint32_t)(key >>
 #define FRAME_MODULE_SYSCALL 0xffffu
 #define FRAME_WAITING FRAME_KEY_MASK
 #define FRAME_UNSAMPLED (FRAME_KEY_MASK - 1)
+/* ... or FRAME_KERNEL: a thread's system time, where its samples count
+ * user mode only (the perf trigger). */
+#define FRAME_KERNEL (FRAME_KEY_MASK - 2)
 static inline uint64_t frame_key_syscall(long nr)
 {
 	return frame_key(FRAME_MODULE_SYSCALL, nr < 0 ? FRAME_WAITING : (uint64_t)nr);

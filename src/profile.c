@@ -170,7 +170,7 @@ const char *profile_func_module(const struct profile *p, uint32_t f)
 {
 	const struct pfunc *fn = &p->funcs[f];
 
-	if (profile_func_is_wait(p, f))
+	if (profile_func_is_wait(p, f) || (fn->mapping == 0 && !strcmp(fn->system_name, "[kernel]")))
 		return "kernel";
 	if (fn->mapping == 0 && !strcmp(fn->system_name, "[unsampled, to exit]"))
 		return "ctprof";
@@ -325,13 +325,15 @@ static uint32_t builder_loc(struct builder *b, uint64_t key)
 	if (module == FRAME_MODULE_SYSCALL) {
 		/* Where a blocked thread waits: a frame of no module. */
 		uint64_t nr = frame_key_offset(key);
-		const char *name = nr >= FRAME_UNSAMPLED ? NULL : syscall_name((long)nr);
+		const char *name = nr >= FRAME_KERNEL ? NULL : syscall_name((long)nr);
 		char buf[64];
 
 		if (nr == FRAME_WAITING)
 			snprintf(buf, sizeof(buf), "[waiting]");
 		else if (nr == FRAME_UNSAMPLED)
 			snprintf(buf, sizeof(buf), "[unsampled, to exit]");
+		else if (nr == FRAME_KERNEL)
+			snprintf(buf, sizeof(buf), "[kernel]");
 		else if (name)
 			snprintf(buf, sizeof(buf), "[syscall: %s]", name);
 		else

@@ -78,6 +78,10 @@ struct profile {
 	int64_t duration_ns;
 	uint64_t total;         /* sum of sample counts */
 	uint64_t kernel_cpu_ns; /* cputime: what the kernel accounted, 0 unknown */
+	uint64_t timed_ns;      /* timed by each thread's CPU-time event: a
+	                         * sample per this much of its user CPU
+	                         * (0: by the timer) */
+	uint64_t kernel_row_ns; /* ... and its system time in [kernel] rows */
 	size_t threads_seen;    /* threads of the run, sampled or not; 0: unknown */
 	const char *footer;     /* the run's "what was lost" line, or NULL */
 

@@ -55,10 +55,39 @@ void report_lost_line(const struct run_info *ri, char *buf, size_t size)
 			 st->realtime ? "" : " (no real-time priority)");
 }
 
+/* The fallback that gives a wrong table: stops asked of running threads
+ * with no helper to take their CPUs first.  They land where a thread next
+ * leaves the kernel, not where it was at the tick. */
+static bool plain_stops(const struct run_info *ri)
+{
+	const struct sampler_stats *st = ri->stats;
+
+	return st->trigger == TRIGGER_TIMER && !ri->wall && st->unheld * 10 > st->preempted + st->unheld + st->quiet;
+}
+#define PLAIN_WARNING "this profile's stops land where each thread next left the kernel, not where it ran: code that enters the kernel often is over-counted. " \
+	"Neither of the accurate triggers was to be had: run as root, or give ctprof CAP_PERFMON (setcap cap_perfmon=ep), or lower kernel.perf_event_paranoid to 2 (see ctprof(1), PERMISSIONS)"
+
+static void trigger_line(FILE *f, const struct run_info *ri)
+{
+	const struct sampler_stats *st = ri->stats;
+
+	if (st->trigger == TRIGGER_PERF) {
+		fprintf(f, "trigger: perf: task-clock events on %lu threads (%lu by SIGURG, %lu by SIGWINCH), %lu threads that block both by the timer, %lu events refused; %" PRIu64 " samples from events, %" PRIu64 " of them late (where the thread unblocked the signal); %lu threads kept a signal pending at the end; %.2f s of system time in [kernel] rows\n",
+			st->timed_threads, st->timed_by[0], st->timed_by[1], st->untimed_threads, st->events_failed,
+			st->timed_samples, st->timed_late, st->stray_left, (double)st->kernel_row_ns / 1e9);
+		return;
+	}
+	fprintf(f, "trigger: timer (%s)%s%s\n",
+		ri->wall ? "--wall" : st->realtime ? "helpers at real-time priority" : "plain stops: no real-time priority",
+		st->perf_error ? "; perf events refused: " : "", st->perf_error ? strerror(st->perf_error) : "");
+}
+
 static void verbose_lines(FILE *f, const struct run_info *ri)
 {
 	const struct sampler_stats *st = ri->stats;
 	uint64_t ns = st->samples ? st->samples : 1;
+
+	trigger_line(f, ri);
 
 	fprintf(f, "profiler: %" PRIu64 " ticks, %" PRIu64 " samples, %zu distinct stacks, %zu threads seen, %" PRIu64 " ticks missed\n",
 		st->ticks, st->samples, ri->distinct_stacks, ri->threads_seen, st->missed);
@@ -345,6 +374,8 @@ int report_write(FILE *f, const struct profile *p, const struct run_info *ri,
 	nprocs = profile_groups(p, false, &procs);
 	if (!threads)
 		threads = distinct_threads(p);
+	if (ri && plain_stops(ri))
+		fprintf(f, "warning: %s\n", PLAIN_WARNING);
 	fprintf(f, "total: %" PRIu64 " %s, %.2f s of %s at %u Hz, %zu %s",
 		fl.samples, plural(fl.samples, "sample", "samples"),
 		(double)fl.total / 1e9, p->wall ? "thread time" : "CPU", p->frequency,
@@ -361,6 +392,9 @@ int report_write(FILE *f, const struct profile *p, const struct run_info *ri,
 		fprintf(f, "running %.1f%%, waiting in system calls %.1f%%\n",
 			100.0 * (double)(fl.total - fl.waiting) / (double)(fl.total ? fl.total : 1),
 			100.0 * (double)fl.waiting / (double)(fl.total ? fl.total : 1));
+	} else if (p->timed_ns) {
+		fprintf(f, "on-CPU profile over %.2f s, timed by the kernel: a sample every %.3f ms of a thread's CPU in user mode, its system time as [kernel] (%.2f s); percentages are of the CPU time\n",
+			(double)p->duration_ns / 1e9, (double)p->timed_ns / 1e6, (double)p->kernel_row_ns / 1e9);
 	} else if (p->cputime) {
 		fprintf(f, "on-CPU profile over %.2f s, samples weighted by CPU time: %.2f s in samples, %.2f s by %u Hz sampling",
 			(double)p->duration_ns / 1e9, (double)fl.total / 1e9,

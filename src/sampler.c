@@ -34,6 +34,10 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The perf trigger's end: how long it waits for the signals its events
+ * queued before they closed (a thread that blocks one takes it only
+ * where it unblocks). */
+#define STRAY_WAIT_NS 200000000ULL
 /* How long a tick waits for an interrupted thread to stop. */
 #define STOP_TIMEOUT_NS 100000000ULL
 /* How long it polls for the stops before it sleeps. */
@@ -799,12 +803,35 @@ static void copy_alt_interrupted(struct sampler *sp, struct target *tgt, struct 
 
 /* The session's callback: the thread is stopped; take only what must be
  * taken while it is. */
+/* Copy the stack(s) of stopped thread T into C, whose registers are
+ * read: the live stack, and where a signal handler or Go's system stack
+ * runs on a stack of its own, the one the walk goes on to. */
+static void copy_stacks(struct sampler *sp, struct target *tgt, struct thread *t, struct capture *c)
+{
+	uint64_t w;
+
+	/* No second stack yet: capture_read() must not find the words of
+	 * an earlier sample's in this capture. */
+	c->stack2_len = 0;
+	c->sigret = c->at_handler = false;
+	copy_stack(sp, tgt, c);
+	if (handler_entry(sp, tgt, c) && !capture_read(c, c->regs.rsp, &w, sizeof(w)))
+		copy_stack(sp, tgt, c);
+	if (!in_sigreturn(sp, tgt, c)) {
+		copy_go_stack(sp, tgt, c);
+		if (!copy_go_interrupted(sp, tgt, c))
+			copy_alt_interrupted(sp, tgt, t, c);
+	}
+}
+
+static struct target *target_of(struct sampler *sp, struct process *p, int *err);
+
 static struct capture *capture_thread(void *arg, struct thread *t)
 {
 	struct sampler *sp = arg;
 	struct target *tgt = t->proc->priv;
 	struct capture *c;
-	uint64_t t0, t1, w;
+	uint64_t t0, t1;
 
 	GROW(sp->caps, sp->capcap, sp->ncaps + 1);
 	c = &sp->caps[sp->ncaps];
@@ -889,18 +916,49 @@ static struct capture *capture_thread(void *arg, struct thread *t)
 	t->unsettled += sp->cputime;
 	run_known(t);
 	t->sample_run = t->run_mark;
-	/* No second stack yet: capture_read() must not find the words of
-	 * an earlier sample's in this capture. */
-	c->stack2_len = 0;
-	c->sigret = c->at_handler = false;
-	copy_stack(sp, tgt, c);
-	if (handler_entry(sp, tgt, c) && !capture_read(c, c->regs.rsp, &w, sizeof(w)))
-		copy_stack(sp, tgt, c);
-	if (!in_sigreturn(sp, tgt, c)) {
-		copy_go_stack(sp, tgt, c);
-		if (!copy_go_interrupted(sp, tgt, c))
-			copy_alt_interrupted(sp, tgt, t, c);
-	}
+	copy_stacks(sp, tgt, t, c);
+	sp->ncaps++;
+	return c;
+}
+
+/* The kernel-timed trigger's sample (ktrigger.h): T stopped exactly where
+ * its event's tick found it in user mode, for one period of its CPU
+ * time.  Nothing here guesses where the thread was at a tick: the
+ * kernel's timer interrupt was in the thread's own context. */
+static struct capture *capture_timed(void *arg, struct thread *t)
+{
+	struct sampler *sp = arg;
+	struct target *tgt = t->proc->priv ? t->proc->priv : target_of(sp, t->proc, NULL);
+	struct capture *c;
+	uint64_t t0;
+
+	if (!tgt)
+		return NULL;
+	GROW(sp->caps, sp->capcap, sp->ncaps + 1);
+	c = &sp->caps[sp->ncaps];
+	if (!c->stack)
+		c->stack = xmalloc(sp->stack_size);
+	memset(&c->regs, 0, sizeof(c->regs));
+	c->target = tgt;
+	c->tid = t->tid;
+	c->start_ip = t->start_ip;
+	c->stall_ns = 0;
+	c->peeked = c->blocked = c->woke = c->held = c->pending = false;
+	c->waited = c->slices = 0;
+	c->ticks = 1;
+	c->ns = sp->ktrig.period_ns;
+	t0 = now_ns();
+	if (ptrace(PTRACE_GETREGS, t->tid, 0, &c->regs) < 0)
+		return NULL;
+	sp->stats.part_ns.regs += now_ns() - t0;
+	/* A tick in user mode stops the thread on the way back from the
+	 * interrupt, outside any system call.  A stop at a call's exit
+	 * came where the thread unblocked the signal (sigprocmask,
+	 * sigreturn): late, at the end of the section that blocked it. */
+	if ((long long)c->regs.orig_rax >= 0)
+		sp->stats.timed_late++;
+	sp->stats.timed_samples++;
+	copy_stacks(sp, tgt, t, c);
 	sp->ncaps++;
 	return c;
 }
@@ -1025,12 +1083,29 @@ static bool capture_pending(const struct sampler *sp, const struct thread *t)
  * went is not known (at its exit stop a thread has left the code it ran),
  * and an entry per thread would grow with every thread a server ever
  * starts. */
+/* The perf trigger: thread T's system time since sampling began, as a
+ * [kernel] row of its own (its events count user mode only). */
+static void kernel_row(struct sampler *sp, struct thread *t)
+{
+	uint64_t key = frame_key(FRAME_MODULE_SYSCALL, FRAME_KERNEL), ns;
+	struct proc_stat st;
+
+	if (!sp->timed || proc_read_stat(t->proc->pid, t->tid, &st) < 0 || st.stime <= t->stime0)
+		return;
+	ns = (st.stime - t->stime0) * (1000000000ULL / (uint64_t)sysconf(_SC_CLK_TCK));
+	t->stime0 = st.stime;
+	stacks_add(&sp->stacks, t->proc->pid, t->tid, &key, 1, 0, ns);
+	sp->stats.kernel_row_ns += ns;
+	note_thread(sp, t->proc->pid, t->tid);
+}
+
 static void thread_exits(void *arg, struct thread *t)
 {
 	struct sampler *sp = arg;
 	uint64_t key = frame_key(FRAME_MODULE_SYSCALL, FRAME_UNSAMPLED), w;
 
 	name_again(sp, t->proc->pid, t->tid, capture_pending(sp, t));
+	kernel_row(sp, t);
 	if (!sp->cputime || thread_sched(t) < 0)
 		return;
 	sp->stats.kernel_cpu_ns += t->run_mark - (t->run_known ? t->run_first : 0);
@@ -2059,7 +2134,8 @@ static bool choose_thread(struct sampler *sp, struct thread *t)
 	bool left;
 	char state;
 
-	if (t->exiting)
+	/* Timed by its own event (ktrigger.h): never the timer's. */
+	if (t->exiting || t->ev_fd >= 0)
 		return true;
 	if (t->listening) {
 		/* In a group stop: taken (and left stopped) only for
@@ -2905,6 +2981,23 @@ static void plan_holds(struct sampler *sp, uint64_t n)
 			kicker_skip(k, c, n);
 }
 
+/* A new epoch of the maps (maps.h): once a tick, or with the perf
+ * trigger once a batch of samples; a process that exec'd starts anew. */
+static void next_epoch(struct sampler *sp)
+{
+	drop_old_image(sp);
+	for (size_t i = 0; i < sp->ntargets; i++) {
+		struct target *tgt = sp->targets[i];
+
+		tgt->maps.epoch++;
+		if (tgt->proc->exec_seen) {
+			tgt->proc->exec_seen = false;
+			if (tgt->unwind_state)
+				maps_exec(&tgt->maps);
+		}
+	}
+}
+
 static void tick(struct sampler *sp, uint64_t n, uint64_t t_ns, uint64_t woke_ns)
 {
 	struct session *s = sp->session;
@@ -2923,17 +3016,7 @@ static void tick(struct sampler *sp, uint64_t n, uint64_t t_ns, uint64_t woke_ns
 		ready_at_tick(sp, n, t_ns);
 	}
 
-	drop_old_image(sp);
-	for (i = 0; i < sp->ntargets; i++) {
-		struct target *tgt = sp->targets[i];
-
-		tgt->maps.epoch++;
-		if (tgt->proc->exec_seen) {
-			tgt->proc->exec_seen = false;
-			if (tgt->unwind_state)
-				maps_exec(&tgt->maps);
-		}
-	}
+	next_epoch(sp);
 	/* The watchdog: a thread that never stops is given up. */
 	session_drop_stale(s, STOP_TIMEOUT_NS);
 	sp->tick_n = n;
@@ -3250,6 +3333,89 @@ static void plan_first_holds(struct sampler *sp)
 		plan_holds(sp, 0);
 }
 
+/* Decide what times the samples (--trigger; docs/DESIGN.md, "Choosing
+ * the trigger") and, for the perf trigger, give every thread its event.
+ * 0, or -errno where --trigger=perf was asked for and the kernel refuses
+ * it.  --wall times blocked threads too, and a dump takes one stop of
+ * each thread: both are the timer's. */
+static int start_trigger(struct sampler *sp)
+{
+	struct session *s = sp->session;
+	int err;
+
+	sp->stats.trigger = TRIGGER_TIMER;
+	if (sp->trigger_opt == TRIGGER_TIMER || sp->wall || sp->once)
+		return 0;
+	/* With a real-time priority the helpers take each CPU at the
+	 * tick, as accurate and cheaper to the target on this kind of
+	 * machine (docs/BENCHMARKS.md). */
+	if (sp->trigger_opt == TRIGGER_AUTO && sp->stats.realtime)
+		return 0;
+	err = s->nthreads ? ktrigger_probe(s->threads[0].tid) : -ESRCH;
+	if (err < 0) {
+		sp->stats.perf_error = -err;
+		return sp->trigger_opt == TRIGGER_PERF ? err : 0;
+	}
+	sp->timed = true;
+	sp->cputime = false;
+	sp->stats.trigger = TRIGGER_PERF;
+	sp->ktrig.period_ns = sp->stats.timed_period_ns = sp->period_ns;
+	for (size_t i = 0; i < s->nthreads; i++) {
+		struct thread *t = &s->threads[i];
+		struct proc_stat st;
+
+		t->stime0 = proc_read_stat(t->proc->pid, t->tid, &st) == 0 ? st.stime : 0;
+		ktrigger_open(&sp->ktrig, t);
+	}
+	s->ktrig = &sp->ktrig;
+	s->on_timed = capture_timed;
+	return 0;
+}
+
+/* The perf trigger's end: no event left, none of their signals left
+ * for the program, and each thread's system time in its [kernel] row. */
+static void stop_trigger(struct sampler *sp)
+{
+	struct session *s = sp->session;
+
+	if (!sp->timed)
+		return;
+	sp->stats.stray_left = session_close_events(s, STRAY_WAIT_NS);
+	s->ktrig = NULL;
+	s->on_timed = NULL;
+	for (size_t i = 0; i < s->nthreads; i++)
+		if (!s->threads[i].exiting)
+			kernel_row(sp, &s->threads[i]);
+	sp->stats.timed_threads = sp->ktrig.opened;
+	sp->stats.timed_by[0] = sp->ktrig.by_signal[0];
+	sp->stats.timed_by[1] = sp->ktrig.by_signal[1];
+	sp->stats.untimed_threads = sp->ktrig.unroutable;
+	sp->stats.events_failed = sp->ktrig.failed;
+}
+
+/* The perf trigger: the timer runs only while a thread has no event (it
+ * blocks every signal an event could send, or its event was refused).
+ * Its ticks start again from the next one due, none counted missed. */
+static void arm_for_untimed(struct sampler *sp, uint64_t *next_n, uint64_t *taken_n)
+{
+	struct session *s = sp->session;
+	bool need = false;
+
+	for (size_t i = 0; i < s->nthreads && !need; i++)
+		need = s->threads[i].ev_fd < 0 && !s->threads[i].exiting;
+	if (need == sp->timer_armed)
+		return;
+	sp->timer_armed = need;
+	if (!need) {
+		clear_timers(sp);
+		return;
+	}
+	*next_n = tick_next(sp->t0, sp->period_ns, now_ns());
+	*taken_n = *next_n ? *next_n - 1 : 0;
+	set_timer(sp, *next_n);
+	set_timer(sp, *next_n + 1);
+}
+
 int sampler_run(struct sampler *sp)
 {
 	struct session *s = sp->session;
@@ -3259,6 +3425,7 @@ int sampler_run(struct sampler *sp)
 	unsigned long other_stops0, signals0;
 	uint64_t other0, cpu_before;
 	bool others_woke = false;
+	int started;
 	/* Tick n is at tick_time(t0, period, n). */
 	uint64_t t0 = sp->t0 = start + period, next_n = 0, taken_n = 0, late_max = period / 4;
 
@@ -3300,9 +3467,20 @@ int sampler_run(struct sampler *sp)
 	}
 	s->on_exit = thread_exits;
 	raise_priority(sp);
-	start_kicking(sp, t0);
-	plan_first_holds(sp);
-	if (set_timer(sp, 0) < 0 || (!sp->once && set_timer(sp, 1) < 0)) {
+	started = start_trigger(sp);
+	if (started < 0) {
+		for (int i = 0; i < 2; i++) {
+			close(sp->tfd[i]);
+			sp->tfd[i] = -1;
+		}
+		lower_priority();
+		return started;
+	}
+	if (!sp->timed) {
+		start_kicking(sp, t0);
+		plan_first_holds(sp);
+	}
+	if (!sp->timed && (set_timer(sp, 0) < 0 || (!sp->once && set_timer(sp, 1) < 0))) {
 		int err = -errno;
 
 		for (int i = 0; i < 2; i++) {
@@ -3313,6 +3491,8 @@ int sampler_run(struct sampler *sp)
 		lower_priority();
 		return err;
 	}
+	if (sp->timed)
+		arm_for_untimed(sp, &next_n, &taken_n);
 	/* From here on, statuses are reaped after the signalfd says there
 	 * are some (SIGCHLD), and only then. */
 	session_reap(s);
@@ -3329,6 +3509,8 @@ int sampler_run(struct sampler *sp)
 
 		if (session_done(s) || s->stop_signal || sp->stop)
 			break;
+		if (sp->timed)
+			arm_for_untimed(sp, &next_n, &taken_n);
 		now = now_ns();
 		if (end && now >= end)
 			break;
@@ -3375,9 +3557,13 @@ int sampler_run(struct sampler *sp)
 				s->other_ns = other + thread_cpu_ns() - cpu_before;
 			else if (others_woke)
 				s->other_ns += now_ns() - woke - (s->other_ns - other);
-			/* Stops that came after their tick stopped waiting. */
-			if (sp->ncaps)
+			/* Stops that came after their tick stopped waiting,
+			 * and the perf trigger's. */
+			if (sp->ncaps) {
+				if (sp->timed)
+					next_epoch(sp);
 				unwind_captures(sp);
+			}
 			if (session_done(s))
 				continue;
 		}
@@ -3462,6 +3648,7 @@ int sampler_run(struct sampler *sp)
 			sp->stats.throttled--;
 		}
 	}
+	stop_trigger(sp);
 	/* Stops that came in the last tick, then the unwinder is done: its
 	 * caches and file descriptors go now, not at exit. */
 	if (sp->ncaps)

@@ -7,6 +7,7 @@
 
 #include "capture.h"
 #include "kick.h"
+#include "ktrigger.h"
 #include "maps.h"
 #include "session.h"
 #include "stacks.h"
@@ -17,6 +18,14 @@
 #include <stdint.h>
 
 #define STALL_BUCKETS 10000     /* 1 us each; the last one is "or more" */
+
+/* What times the samples (--trigger). */
+enum trigger {
+	TRIGGER_AUTO,           /* perf where ctprof has no real-time
+	                         * priority, else the timer */
+	TRIGGER_PERF,           /* each thread's task-clock event (ktrigger.h) */
+	TRIGGER_TIMER,          /* the timerfd tick: choose, interrupt */
+};
 
 struct sampler_stats {
 	uint64_t ticks;                 /* timer expirations */
@@ -134,6 +143,21 @@ struct sampler_stats {
 	long stacks_kib;                /* of which the table of call chains and
 	                                 * the names of the threads sampled */
 	bool realtime;                  /* ran with SCHED_FIFO */
+	int trigger;                    /* TRIGGER_PERF or TRIGGER_TIMER: ran */
+	int perf_error;                 /* errno of perf_event_open where the
+	                                 * perf trigger was refused, else 0 */
+	uint64_t timed_samples;         /* samples the events' stops gave */
+	uint64_t timed_late;            /* ... that came where the thread
+	                                 * unblocked the signal, late */
+	unsigned long timed_threads;    /* threads given an event */
+	unsigned long timed_by[2];      /* ... routed to SIGURG, SIGWINCH */
+	unsigned long untimed_threads;  /* threads that blocked both: timer */
+	unsigned long events_failed;    /* events refused for other reasons */
+	unsigned long stray_left;       /* threads that kept a signal of an
+	                                 * event pending at the end */
+	uint64_t kernel_row_ns;         /* the threads' system time, counted
+	                                 * as [kernel] rows */
+	uint64_t timed_period_ns;       /* a timed sample's CPU time */
 };
 
 /* One traced process, as the sampler knows it (its session process's priv). */
@@ -167,6 +191,11 @@ struct sampler {
 	                                 * for (at most a second) and end */
 	bool cputime;                   /* a thread's samples share its CPU
 	                                 * time, settled about once a second */
+	int trigger_opt;                /* --trigger: enum trigger */
+	bool timed;                     /* the perf trigger runs */
+	struct ktrigger ktrig;          /* ... its events */
+	bool timer_armed;               /* ... and the timer for the threads
+	                                 * it cannot time */
 	uint64_t settle_n;              /* the tick to settle them at */
 	uint64_t busy_avg_ns;           /* ctprof's CPU time from a tick taken
 	                                 * to the next, per CPU the target ran

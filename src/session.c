@@ -21,6 +21,7 @@
  */
 #define _GNU_SOURCE
 #include "session.h"
+#include "ktrigger.h"
 #include "proc.h"
 #include "util.h"
 
@@ -102,8 +103,13 @@ static struct thread *thread_add(struct session *s, struct process *p, pid_t tid
 	t->syscall_fd = -1;
 	t->site = -1;
 	t->last_cpu = -1;
+	t->ev_fd = t->ev_num = -1;
 	p->nthreads++;
 	s->threads_seen++;
+	/* Before it runs, where a clone reports it: none of its CPU time
+	 * goes untimed.  One that blocks every signal is left to the timer. */
+	if (s->ktrig)
+		ktrigger_open(s->ktrig, t);
 	return t;
 }
 
@@ -129,6 +135,7 @@ static void thread_remove(struct session *s, struct thread *t)
 		s->waiting--;
 		s->lost++;
 	}
+	ktrigger_close(t);
 	if (t->stat_fd >= 0)
 		close(t->stat_fd);
 	if (t->schedstat_fd >= 0)
@@ -349,6 +356,12 @@ static void handle_exec(struct session *s, struct thread *t)
 		t->run_known = false;
 		t->idle_known = false;
 	}
+	/* The exec removed its event (remove_on_exec): the new image gets
+	 * a new one, routed by its mask now. */
+	if (t && s->ktrig) {
+		ktrigger_close(t);
+		ktrigger_open(s->ktrig, t);
+	}
 	proc_comm(p->pid, p->comm, sizeof(p->comm));
 	if (p == s->procs[0])
 		memcpy(s->comm, p->comm, sizeof(s->comm));
@@ -375,6 +388,9 @@ static void detach_stopped(struct session *s, pid_t tid, int status)
 	}
 	if ((status >> 16) == 0)
 		sig = WSTOPSIG(status);
+	/* A signal of ctprof's own event goes no further. */
+	if (sig && (t = thread_find(s, tid)) && ktrigger_is_ours(t, sig))
+		sig = 0;
 	else if ((status >> 16) == PTRACE_EVENT_STOP && WSTOPSIG(status) == SIGTRAP)
 		undo_eintr(tid, NULL);
 	if (ptrace(PTRACE_DETACH, tid, 0, (void *)(long)sig) < 0 && errno != ESRCH)
@@ -426,6 +442,19 @@ static void handle_status(struct session *s, pid_t tid, int status)
 	sig = WSTOPSIG(status);
 	switch (event) {
 	case 0:
+		/* The kernel-timed trigger's stop: where the thread was at
+		 * its tick.  The signal was ctprof's: not delivered. */
+		if (ktrigger_is_ours(t, sig)) {
+			s->timed_stops++;
+			t->interrupt_ns = now_ns();
+			c = NULL;
+			if (s->on_timed && t->ev_fd >= 0) {
+				c = s->on_timed(s->sample_arg, t);
+				s->sample_ns += now_ns() - t->interrupt_ns;
+			}
+			resume_sampled(s, t, 0, c);
+			break;
+		}
 		/* Signal-delivery stop: sample if asked, deliver the signal. */
 		t->signaled = true;
 		c = take_sample(s, t);
@@ -500,6 +529,7 @@ static void handle_status(struct session *s, pid_t tid, int status)
 		break;
 	case PTRACE_EVENT_EXIT:
 		drop_sample(s, t);
+		ktrigger_close(t);
 		if (s->on_exit)
 			s->on_exit(s->sample_arg, t);
 		t->exiting = true;
@@ -523,11 +553,12 @@ static int reap(struct session *s, long upto)
 	while ((upto < 0 || s->waiting > (unsigned long)upto) &&
 	       (tid = waitpid(-1, &status, __WALL | WNOHANG)) > 0) {
 		unsigned waiting = s->waiting;
+		unsigned long timed = s->timed_stops;
 
 		handle_status(s, tid, status);
 		n++;
 		t1 = now_ns();
-		if (s->waiting == waiting) {
+		if (s->waiting == waiting && s->timed_stops == timed) {
 			s->other_stops++;
 			s->other_ns += t1 - t0;
 		}
@@ -660,6 +691,30 @@ void session_wait_samples(struct session *s, uint64_t spin_ns, uint64_t wait_ns,
 	if (s->waiting <= upto && session_read_signals(s))
 		session_reap(s);
 	s->sleep_ns += now_ns() - start - (s->resume_ns + s->sample_ns + s->other_ns - inside);
+}
+
+unsigned session_close_events(struct session *s, uint64_t wait_ns)
+{
+	uint64_t deadline = now_ns() + wait_ns;
+
+	for (size_t i = 0; i < s->nthreads; i++)
+		ktrigger_close(&s->threads[i]);
+	/* A signal raised before the close is pending in its thread, which
+	 * stops for it on its next return to user space: it is taken there
+	 * (handle_status) and suppressed. */
+	for (;;) {
+		unsigned left = 0;
+		uint64_t now;
+
+		session_read_signals(s);
+		session_reap(s);
+		for (size_t i = 0; i < s->nthreads; i++)
+			left += !s->threads[i].exiting && ktrigger_pending(&s->threads[i]);
+		now = now_ns();
+		if (!left || now >= deadline)
+			return left;
+		wait_sigfd(s, now + 1000000 < deadline ? now + 1000000 : deadline, -1);
+	}
 }
 
 void session_drop_stale(struct session *s, uint64_t age_ns)

@@ -64,6 +64,13 @@ struct thread {
 	                         * in a handler */
 	bool seized_running;    /* found running when ctprof attached: it
 	                         * may have been in a handler already */
+	/* The kernel-timed trigger (ktrigger.h). */
+	int ev_fd;              /* its event, -1: none (timer path) */
+	int ev_num;             /* ... the event's descriptor number, kept
+	                         * after it is closed to know its signals */
+	int ev_sig;             /* ... the signal it sends, 0: never had one */
+	unsigned long long stime0; /* its system time (clock ticks) as
+	                         * sampling began, for the [kernel] row */
 
 	/* The sampler's, for wall-clock mode and CPU-time weighting. */
 	int schedstat_fd;       /* /proc/PID/task/TID/schedstat, -1 until needed */
@@ -167,6 +174,13 @@ struct session {
 	bool nofile_raised;     /* ... and raised since, not for a command */
 
 	sample_fn on_sample;
+	/* The kernel-timed trigger, NULL if not in use: each thread's
+	 * event is opened as it is added and closed as it goes, and a stop
+	 * for its signal is a sample, taken by ON_TIMED (same contract as
+	 * on_sample) and resumed with the signal suppressed. */
+	struct ktrigger *ktrig;
+	sample_fn on_timed;
+	unsigned long timed_stops;
 	exit_fn on_exit;        /* NULL: nothing to do at a thread's exit */
 	void *sample_arg;
 	unsigned waiting;       /* threads interrupted whose stop has not come */
@@ -234,6 +248,13 @@ void session_wait_samples(struct session *s, uint64_t spin_ns, uint64_t wait_ns,
 /* Give up the samples asked for more than AGE_NS ago (a thread stuck in
  * the kernel): counted as lost; their stops are just resumed. */
 void session_drop_stale(struct session *s, uint64_t age_ns);
+
+/* The kernel-timed trigger's end: close every thread's event, then take
+ * the signals those events queued before they closed, so that none
+ * reaches the program.  Waits at most WAIT_NS for threads that have one
+ * pending (blocked, it comes when they unblock).  Returns the threads
+ * still holding one. */
+unsigned session_close_events(struct session *s, uint64_t wait_ns);
 
 /* Let go of every thread and leave the process running (or stopped, if it
  * was group-stopped), with any pending signal delivered.  Then unblock the
