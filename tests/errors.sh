@@ -49,6 +49,8 @@ expect "-p abc" 2 "invalid pid" -p abc
 expect "--stack-size 100" 2 "invalid stack size" --stack-size 100 -- true
 expect "--max-frames 1" 2 "invalid frame limit" --max-frames 1 -- true
 expect "--unwinder bogus" 2 "invalid unwinder" --unwinder bogus -- true
+expect "--trigger bogus" 2 "invalid trigger" --trigger bogus -- true
+expect "--wall --trigger=perf" 2 "give --trigger=timer" --wall --trigger=perf -- true
 expect "no arguments" 2 "nothing to profile"
 expect "-p and a command" 2 "not both" -p "$spid" -- true
 check "-p and a command: pid $spid left alive, not stopped" alive_not_stopped "$spid"

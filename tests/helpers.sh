@@ -25,7 +25,7 @@ cpus_of() {
 	awk '$1 == "Cpus_allowed_list:" { print $2 }' "/proc/$1/task/$2/status" 2>/dev/null
 }
 
-plan 21
+plan 23
 "$TARGETS/crunch" 30 >"$TMP/crunch.out" &
 pid=$!
 bg_started "$pid"
@@ -204,14 +204,28 @@ wait_child "$spid" 10
 # where such stops land, so that nobody takes the getppid share for real.
 if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
 	run_cmd nort setpriv --bounding-set -sys_nice --inh-caps -sys_nice \
-		"$CTPROF" ${CTPROF_ARGS:-} -F 999 -v -- "$TARGETS/crunch" 1
+		"$CTPROF" ${CTPROF_ARGS:-} --trigger=timer -F 999 -v -- "$TARGETS/crunch" 1
 	diag "without CAP_SYS_NICE: $(grep -E '^(no ticks|lost)' "$OUT")"
 	check "no real-time priority: the report says where its stops land" \
 		eval 'is_status 0 && grep -q "stops asked for while the thread ran (no real-time priority): they land where it next left the kernel" "$OUT"'
 	check "... and -v that it ran without a helper" \
 		grep -q '^profiler: 0 samples asked for with the thread off its CPU (0 helpers)' "$OUT"
+	check "... and its first line warns that the table is wrong, with the fix" \
+		eval 'grep -B1 "^total:" "$OUT" | head -1 | grep -q "^warning: .*stops land where each thread next left the kernel.*--trigger=perf.*CAP_PERFMON"'
+	# By default, the same user gets the kernel-timed trigger instead.
+	run_cmd nort_auto setpriv --bounding-set -sys_nice --inh-caps -sys_nice \
+		"$CTPROF" ${CTPROF_ARGS:-} -F 999 -v -- "$TARGETS/crunch" 1
+	if grep -q '^trigger: perf' "$OUT"; then
+		check "no real-time priority, no --trigger: the perf trigger, and no warning" \
+			eval 'is_status 0 && ! grep -q "^warning:" "$OUT" && ! grep -q "they land where it next left the kernel" "$OUT"'
+	else
+		skip "no real-time priority, no --trigger: the perf trigger, and no warning" \
+			"perf events refused here: $(grep '^trigger:' "$OUT")"
+	fi
 else
 	skip "no real-time priority: the report says where its stops land" "needs root and setpriv to drop CAP_SYS_NICE"
 	skip "... and -v that it ran without a helper" "needs root and setpriv to drop CAP_SYS_NICE"
+	skip "... and its first line warns that the table is wrong, with the fix" "needs root and setpriv to drop CAP_SYS_NICE"
+	skip "no real-time priority, no --trigger: the perf trigger, and no warning" "needs root and setpriv to drop CAP_SYS_NICE"
 fi
 finish
