@@ -325,7 +325,7 @@ int main(int argc, char **argv)
 	if (o.trigger && !strcmp(o.trigger, "perf") && (ret = ktrigger_probe(0)) < 0) {
 		error_msg("--trigger=perf: perf_event_open refused (%s); %s", strerror(-ret),
 			  ret == -ENOSYS ? "perf events are off in this kernel or blocked by a seccomp filter (a container's): give --trigger=timer"
-					 : "kernel.perf_event_paranoid is above 2, or a security module refuses: see ctprof(1), PERMISSIONS, or give --trigger=timer");
+					 : "kernel.perf_event_paranoid is above 2, or a security module refuses: see ctprof(1), Permissions, or give --trigger=timer");
 		return fail;
 	}
 

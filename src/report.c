@@ -66,7 +66,7 @@ static bool plain_stops(const struct run_info *ri)
 }
 #define PLAIN_WARNING "this profile's stops land where each thread next left the kernel, not where it ran: code that enters the kernel often is over-counted. " \
 	"The kernel-timed trigger (--trigger=perf) or a real-time priority (root) puts them where it ran; where perf events are refused, " \
-	"give ctprof CAP_PERFMON (setcap cap_perfmon=ep) or set kernel.perf_event_paranoid to 2 (see ctprof(1), PERMISSIONS)"
+	"give ctprof CAP_PERFMON (setcap cap_perfmon=ep) or set kernel.perf_event_paranoid to 2 (see ctprof(1), Permissions)"
 
 static void trigger_line(FILE *f, const struct run_info *ri)
 {
