@@ -38,6 +38,11 @@
  * queued before they closed (a thread that blocks one takes it only
  * where it unblocks). */
 #define STRAY_WAIT_NS 200000000ULL
+/* ... and a thread that blocks every signal its event could send is
+ * looked at again after this, then twice as long each time, up to the
+ * last (arm_for_untimed()). */
+#define EV_RETRY_FIRST_NS 1000000ULL
+#define EV_RETRY_MAX_NS 1000000000ULL
 /* How long a tick waits for an interrupted thread to stop. */
 #define STOP_TIMEOUT_NS 100000000ULL
 /* How long it polls for the stops before it sleeps. */
@@ -1106,7 +1111,10 @@ static void thread_exits(void *arg, struct thread *t)
 
 	name_again(sp, t->proc->pid, t->tid, capture_pending(sp, t));
 	kernel_row(sp, t);
-	if (!sp->cputime || thread_sched(t) < 0)
+	sp->stats.untimed_threads += sp->timed && t->ev_num < 0;
+	/* A thread timed by its event has each sample's time exact: none
+	 * of its CPU time is left over. */
+	if (!sp->cputime || t->ev_num >= 0 || thread_sched(t) < 0)
 		return;
 	sp->stats.kernel_cpu_ns += t->run_mark - (t->run_known ? t->run_first : 0);
 	if (settle_exiting(sp, t) || t->run_mark <= t->run_ns)
@@ -3357,7 +3365,6 @@ static int start_trigger(struct sampler *sp)
 		return sp->trigger_opt == TRIGGER_PERF ? err : 0;
 	}
 	sp->timed = true;
-	sp->cputime = false;
 	sp->stats.trigger = TRIGGER_PERF;
 	sp->ktrig.period_ns = sp->stats.timed_period_ns = sp->period_ns;
 	for (size_t i = 0; i < s->nthreads; i++) {
@@ -3380,6 +3387,8 @@ static void stop_trigger(struct sampler *sp)
 
 	if (!sp->timed)
 		return;
+	for (size_t i = 0; i < s->nthreads; i++)
+		sp->stats.untimed_threads += s->threads[i].ev_fd < 0 && !s->threads[i].exiting;
 	sp->stats.stray_left = session_close_events(s, STRAY_WAIT_NS);
 	s->ktrig = NULL;
 	s->on_timed = NULL;
@@ -3389,7 +3398,6 @@ static void stop_trigger(struct sampler *sp)
 	sp->stats.timed_threads = sp->ktrig.opened;
 	sp->stats.timed_by[0] = sp->ktrig.by_signal[0];
 	sp->stats.timed_by[1] = sp->ktrig.by_signal[1];
-	sp->stats.untimed_threads = sp->ktrig.unroutable;
 	sp->stats.events_failed = sp->ktrig.failed;
 }
 
@@ -3401,8 +3409,33 @@ static void arm_for_untimed(struct sampler *sp, uint64_t *next_n, uint64_t *take
 	struct session *s = sp->session;
 	bool need = false;
 
-	for (size_t i = 0; i < s->nthreads && !need; i++)
-		need = s->threads[i].ev_fd < 0 && !s->threads[i].exiting;
+	uint64_t now = 0;
+
+	for (size_t i = 0; i < s->nthreads; i++) {
+		struct thread *t = &s->threads[i];
+
+		if (t->ev_fd >= 0 || t->exiting)
+			continue;
+		/* A thread is born with every signal blocked (glibc's
+		 * pthread_create unblocks them as it starts): it is looked
+		 * at again, less and less often, until it takes one. */
+		if (!now)
+			now = now_ns();
+		if (now >= t->ev_retry_ns) {
+			t->ev_backoff_ns = t->ev_backoff_ns ? t->ev_backoff_ns * 2 : EV_RETRY_FIRST_NS;
+			if (t->ev_backoff_ns > EV_RETRY_MAX_NS)
+				t->ev_backoff_ns = EV_RETRY_MAX_NS;
+			t->ev_retry_ns = now + t->ev_backoff_ns;
+			if (ktrigger_open(&sp->ktrig, t) == 0) {
+				/* The timer's samples so far share the CPU
+				 * time so far; the event's each have their own. */
+				if (sp->cputime && t->unsettled && thread_sched(t) == 0)
+					settle(sp, t);
+				continue;
+			}
+		}
+		need = true;
+	}
 	if (need == sp->timer_armed)
 		return;
 	sp->timer_armed = need;
