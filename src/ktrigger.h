@@ -5,10 +5,14 @@
  * stop to the sampler as a sample (docs/DESIGN.md, "The kernel-timed
  * trigger").
  *
- * The signal is one whose default action is to ignore it (SIGURG, else
- * SIGWINCH), routed to the thread by fasync (F_SETOWN_EX F_OWNER_TID,
+ * The signal is one whose default action is to ignore it (SIGWINCH, else
+ * SIGURG), routed to the thread by fasync (F_SETOWN_EX F_OWNER_TID,
  * F_SETSIG), never attr.sigtrap: if ctprof dies with one queued, the
- * target gets a signal it ignores rather than one that kills it.
+ * target gets a signal it ignores rather than one that kills it.  SIGWINCH
+ * first: a program's own signal of that number sent to the same thread
+ * while ctprof's is pending is merged into it and lost, and Go sends
+ * SIGURG to its threads thousands of times a second (docs/DESIGN.md,
+ * "The signal").
  */
 #ifndef CTPROF_KTRIGGER_H
 #define CTPROF_KTRIGGER_H
@@ -24,15 +28,15 @@ struct ktrigger {
 	uint64_t period_ns;     /* a sample per this much of a thread's CPU */
 	int error;              /* errno of the first refused open, 0 none */
 	unsigned long opened;   /* events opened */
-	unsigned long by_signal[2]; /* ... routed to SIGURG, SIGWINCH */
+	unsigned long by_signal[2]; /* ... routed to each of KTRIGGER_SIGNALS */
 	unsigned long unroutable; /* threads that block both: not opened */
 	unsigned long failed;   /* opens refused for other reasons */
 	unsigned long late;     /* stops that came a period or more after
 	                         * their overflow (the signal was blocked) */
 };
 
-/* The signals tried, in order. */
-#define KTRIGGER_SIGNALS { SIGURG, SIGWINCH }
+/* The signals tried, in order (see above). */
+#define KTRIGGER_SIGNALS { SIGWINCH, SIGURG }
 
 /* Can a task-clock event be opened on thread TID of PID at all?  0, or
  * -errno from perf_event_open (EACCES/EPERM: perf_event_paranoid or

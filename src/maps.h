@@ -134,8 +134,8 @@ static inline uint32_t frame_key_module(uint64_t key) { return (uint32_t)(key >>
 #define FRAME_MODULE_SYSCALL 0xffffu
 #define FRAME_WAITING FRAME_KEY_MASK
 #define FRAME_UNSAMPLED (FRAME_KEY_MASK - 1)
-/* ... or FRAME_KERNEL: a thread's system time, where its samples count
- * user mode only (the perf trigger). */
+/* ... or FRAME_KERNEL: a thread's CPU time its samples do not stand for,
+ * where they count user mode only (the perf trigger). */
 #define FRAME_KERNEL (FRAME_KEY_MASK - 2)
 static inline uint64_t frame_key_syscall(long nr)
 {

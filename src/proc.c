@@ -16,7 +16,7 @@ int proc_stat_parse(const char *buf, struct proc_stat *st)
 	const char *close = strrchr(buf, ')');
 	unsigned long flags;
 	long num_threads;
-	unsigned long long starttime, stime;
+	unsigned long long starttime;
 	int processor, n;
 	size_t len;
 	char state;
@@ -35,17 +35,16 @@ int proc_stat_parse(const char *buf, struct proc_stat *st)
 	 * endcode startstack kstkesp kstkeip signal blocked sigignore sigcatch
 	 * wchan nswap cnswap exit_signal processor(39). */
 	n = sscanf(close + 1,
-		   " %c %*d %*d %*d %*d %*d %lu %*u %*u %*u %*u %*u %llu %*d %*d %*d %*d %ld"
+		   " %c %*d %*d %*d %*d %*d %lu %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %ld"
 		   " %*d %llu %*u %*d %*u %*u %*u %*u %*u %*u %*u %*u %*u %*u %*u %*u %*u %*d %d",
-		   &state, &flags, &stime, &num_threads, &starttime, &processor);
+		   &state, &flags, &num_threads, &starttime, &processor);
 	if (n < 1)
 		return -EINVAL;
 	st->state = state;
 	st->flags = n >= 2 ? flags : 0;
-	st->stime = n >= 3 ? stime : 0;
-	st->num_threads = n >= 4 ? num_threads : 0;
-	st->starttime = n >= 5 ? starttime : 0;
-	st->processor = n >= 6 ? processor : -1;
+	st->num_threads = n >= 3 ? num_threads : 0;
+	st->starttime = n >= 4 ? starttime : 0;
+	st->processor = n >= 5 ? processor : -1;
 	return 0;
 }
 

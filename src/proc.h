@@ -14,7 +14,6 @@ struct proc_stat {
 	long num_threads;
 	unsigned long long starttime;   /* clock ticks after boot */
 	int processor;          /* CPU it last ran on */
-	unsigned long long stime; /* system time, clock ticks (_SC_CLK_TCK) */
 };
 
 /* Parse the text of /proc/PID[/task/TID]/stat.  The comm may hold spaces and

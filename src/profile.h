@@ -81,7 +81,7 @@ struct profile {
 	uint64_t timed_ns;      /* timed by each thread's CPU-time event: a
 	                         * sample per this much of its user CPU
 	                         * (0: by the timer) */
-	uint64_t kernel_row_ns; /* ... and its system time in [kernel] rows */
+	uint64_t kernel_row_ns; /* ... and the rest of it in [kernel] rows */
 	size_t threads_seen;    /* threads of the run, sampled or not; 0: unknown */
 	const char *footer;     /* the run's "what was lost" line, or NULL */
 

@@ -73,7 +73,7 @@ static void trigger_line(FILE *f, const struct run_info *ri)
 	const struct sampler_stats *st = ri->stats;
 
 	if (st->trigger == TRIGGER_PERF) {
-		fprintf(f, "trigger: perf: task-clock events on %lu threads (%lu by SIGURG, %lu by SIGWINCH), %lu threads that block both by the timer, %lu events refused; %" PRIu64 " samples from events, %" PRIu64 " of them late (where the thread unblocked the signal); %lu threads kept a signal pending at the end; %.2f s of system time in [kernel] rows\n",
+		fprintf(f, "trigger: perf: task-clock events on %lu threads (%lu by SIGWINCH, %lu by SIGURG), %lu threads that block both by the timer, %lu events refused; %" PRIu64 " samples from events, %" PRIu64 " of them late (where the thread unblocked the signal); %lu threads kept a signal pending at the end; %.2f s of CPU time in the kernel ([kernel] rows)\n",
 			st->timed_threads, st->timed_by[0], st->timed_by[1], st->untimed_threads, st->events_failed,
 			st->timed_samples, st->timed_late, st->stray_left, (double)st->kernel_row_ns / 1e9);
 		return;
@@ -394,7 +394,7 @@ int report_write(FILE *f, const struct profile *p, const struct run_info *ri,
 			100.0 * (double)(fl.total - fl.waiting) / (double)(fl.total ? fl.total : 1),
 			100.0 * (double)fl.waiting / (double)(fl.total ? fl.total : 1));
 	} else if (p->timed_ns) {
-		fprintf(f, "on-CPU profile over %.2f s, timed by the kernel: a sample every %.3f ms of a thread's CPU in user mode, its system time as [kernel] (%.2f s); percentages are of the CPU time\n",
+		fprintf(f, "on-CPU profile over %.2f s, timed by the kernel: a sample every %.3f ms of a thread's CPU in user mode, the rest of its CPU time as [kernel] (%.2f s); percentages are of the CPU time\n",
 			(double)p->duration_ns / 1e9, (double)p->timed_ns / 1e6, (double)p->kernel_row_ns / 1e9);
 	} else if (p->cputime) {
 		fprintf(f, "on-CPU profile over %.2f s, samples weighted by CPU time: %.2f s in samples, %.2f s by %u Hz sampling",

@@ -150,13 +150,13 @@ struct sampler_stats {
 	uint64_t timed_late;            /* ... that came where the thread
 	                                 * unblocked the signal, late */
 	unsigned long timed_threads;    /* threads given an event */
-	unsigned long timed_by[2];      /* ... routed to SIGURG, SIGWINCH */
+	unsigned long timed_by[2];      /* ... routed to SIGWINCH, SIGURG */
 	unsigned long untimed_threads;  /* threads that blocked both: timer */
 	unsigned long events_failed;    /* events refused for other reasons */
 	unsigned long stray_left;       /* threads that kept a signal of an
 	                                 * event pending at the end */
-	uint64_t kernel_row_ns;         /* the threads' system time, counted
-	                                 * as [kernel] rows */
+	uint64_t kernel_row_ns;         /* the threads' CPU time their events'
+	                                 * samples do not stand for: [kernel] */
 	uint64_t timed_period_ns;       /* a timed sample's CPU time */
 };
 

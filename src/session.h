@@ -69,10 +69,11 @@ struct thread {
 	int ev_num;             /* ... the event's descriptor number, kept
 	                         * after it is closed to know its signals */
 	int ev_sig;             /* ... the signal it sends, 0: never had one */
+	uint64_t ev_run0;       /* ... its CPU time as its event started */
+	uint64_t ev_samples;    /* ... the samples it gave since (each a
+	                         * period of its CPU in user mode) */
 	uint64_t ev_retry_ns;   /* ... blocked them all: when to look again */
 	uint64_t ev_backoff_ns; /* ... and the wait after that */
-	unsigned long long stime0; /* its system time (clock ticks) as
-	                         * sampling began, for the [kernel] row */
 
 	/* The sampler's, for wall-clock mode and CPU-time weighting. */
 	int schedstat_fd;       /* /proc/PID/task/TID/schedstat, -1 until needed */

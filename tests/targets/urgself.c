@@ -1,15 +1,18 @@
-/* urgself [SECONDS [SENT]]: a program with a SIGURG handler of its own,
- * to show that the perf trigger's signals never reach it.
+/* urgself [SECONDS [SENT]]: a program with a handler of its own for
+ * SIGURG and SIGWINCH, the perf trigger's signals, to show that ctprof's
+ * never reach it.
  *
  * Three threads spin: main in main_spin(); one with every signal blocked
  * from its start in blocked_spin() (as servers start their workers); one
  * that blocks every signal in short sections, crit_spin() inside, and
- * open_spin() between them.  Main sends itself SENT SIGURGs (default 5)
- * with tgkill, spread over the run, which must all arrive.  It runs for
+ * open_spin() between them.  Main sends SENT signals (default 5), spread
+ * over the run, which must all arrive: SIGURG to itself with tgkill, and
+ * SIGWINCH to the process with kill, as a terminal does (a thread-directed
+ * one could merge with ctprof's pending one, docs/DESIGN.md).  It runs for
  * SECONDS (default 2; 0: until SIGTERM) and then prints on stdout
  *     urgself: handler H sent S
  *     urgself: cpu main M blocked B crit C
- * H the calls of its SIGURG handler, and each thread's CPU seconds. */
+ * H the calls of its handler, and each thread's CPU seconds. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>
@@ -94,6 +97,7 @@ int main(int argc, char **argv)
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGURG, &sa, NULL);
+	sigaction(SIGWINCH, &sa, NULL);
 	sa.sa_handler = on_term;
 	sigaction(SIGTERM, &sa, NULL);
 	/* The first worker starts with every signal blocked. */
@@ -107,9 +111,12 @@ int main(int argc, char **argv)
 		double t = now_s(CLOCK_MONOTONIC) - start;
 
 		main_spin();
-		/* Its own SIGURGs: one every 0.2 s while any are left. */
+		/* Its own signals: one every 0.2 s while any are left. */
 		if (sent < want && t >= 0.2 * (double)(sent + 1)) {
-			syscall(SYS_tgkill, getpid(), (pid_t)syscall(SYS_gettid), SIGURG);
+			if (sent % 2)
+				kill(getpid(), SIGWINCH);
+			else
+				syscall(SYS_tgkill, getpid(), (pid_t)syscall(SYS_gettid), SIGURG);
 			sent++;
 		}
 		if (secs > 0 && t >= secs && sent >= want)
