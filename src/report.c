@@ -334,6 +334,19 @@ static void write_notes(FILE *f, const struct profile *p, const struct run_info 
 			st->signals, (double)st->signals * 1e9 / (double)st->wall_ns,
 			st->other_stops ? (double)st->part_ns.other / 1e3 / (double)st->other_stops : 0.0);
 	}
+	/* The perf trigger could not time every thread. */
+	if (ri->stats->trigger == TRIGGER_PERF && ri->stats->untimed_threads) {
+		const struct sampler_stats *st = ri->stats;
+
+		fprintf(f, "note: %lu %s sampled by the timer, not by an event of %s own: %s blocked both SIGWINCH and SIGURG, the signals an event stops a thread with",
+			st->untimed_threads, plural(st->untimed_threads, "thread was", "threads were"),
+			plural(st->untimed_threads, "its", "their"), plural(st->untimed_threads, "it", "they"));
+		if (st->events_failed)
+			fprintf(f, ", or perf_event_open refused (%lu %s)", st->events_failed,
+				plural(st->events_failed, "time", "times"));
+		fprintf(f, "; %s\n", st->realtime ? "their stops were taken with the helpers, where they ran"
+						   : "without a real-time priority their stops land where they next left the kernel");
+	}
 	/* What a stop did to the target that cannot be helped. */
 	if (ri->stats->short_writes)
 		fprintf(f, "note: %" PRIu64 " %s of the target to a blocking pipe or socket came back short at ctprof's stops: a stop, as a signal does, ends a write that waits for room with the part written; a program that does not write the rest itself loses it\n",
