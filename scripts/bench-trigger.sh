@@ -107,10 +107,12 @@ share() {
 			awk '$NF == "enter_kernel" && $1 ~ /%$/ { sub(/%/, "", $1); print $1; exit }'
 		return
 	fi
+	# Kernel ticks sampled under the call, or the [kernel] row beside it.
 	awk -v m="${mad:-0}" -v mode="$2" '
+		/under the function that entered it/ { under = 1 }
 		$1 ~ /ms$/ && $5 == "enter_kernel" { sub(/%/, "", $4); e = $4 }
 		$1 ~ /ms$/ && $5 == "[kernel]" { sub(/%/, "", $2); k = $2 }
-		END { if (k == "") { k = 0; m = 0 } printf "%.2f\n", e + k - (mode == "fault" ? m : 0) }' "$tmp/run.out"
+		END { if (k == "" || under) { k = 0; m = 0 } printf "%.2f\n", e + k - (mode == "fault" ? m : 0) }' "$tmp/run.out"
 }
 
 for r in $(seq "$reps"); do

@@ -71,6 +71,9 @@ struct capture {
 	bool held;                      /* its stop was asked for with its CPU
 	                                 * held (by a helper, or the sampler) */
 	uint64_t start_ip;              /* its thread's start_ip (session.h) */
+	bool in_kernel;                 /* a kernel-mode tick from a ring: no
+	                                 * stop, the thread was in the kernel,
+	                                 * entered from these user registers */
 };
 
 /* Copy N bytes at ADDR from C's stack copies into BUF.  Returns false,

@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <asm/perf_regs.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -19,6 +21,18 @@
 #ifndef POLL_HUP
 #define POLL_HUP 6
 #endif
+
+/* An event's first period: a random part of the period, then the whole
+ * (ktrigger_full_period()).  A thread's count starts at 0, and with whole
+ * periods from there a thread that runs for less than one was never
+ * sampled (12000 threads of 30 us each: none); with the first overflow
+ * at a uniform point of the period, a thread's expected samples are its
+ * CPU time over the period, however short it lives. */
+static uint64_t first_period(uint64_t period_ns)
+{
+	/* The kernel times a software event no finer than 10 us. */
+	return period_ns > 20000 ? 10000 + (uint64_t)random() % (period_ns - 10000) : period_ns;
+}
 
 /* The event: the thread's own CPU clock, sampled in user mode only.  A
  * tick in kernel mode would raise the signal while the thread is inside
@@ -34,11 +48,244 @@ static int open_event(pid_t tid, uint64_t period_ns)
 	a.size = sizeof(a);
 	a.type = PERF_TYPE_SOFTWARE;
 	a.config = PERF_COUNT_SW_TASK_CLOCK;
-	a.sample_period = period_ns;
+	a.sample_period = first_period(period_ns);
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
 	a.remove_on_exec = 1;
 	return (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* The user registers a kernel-mode sample keeps: what an unwinder may
+ * start from (x86-64). */
+#define RING_REGS ((1ULL << PERF_REG_X86_AX) | (1ULL << PERF_REG_X86_BX) | (1ULL << PERF_REG_X86_CX) | \
+		   (1ULL << PERF_REG_X86_DX) | (1ULL << PERF_REG_X86_SI) | (1ULL << PERF_REG_X86_DI) | \
+		   (1ULL << PERF_REG_X86_BP) | (1ULL << PERF_REG_X86_SP) | (1ULL << PERF_REG_X86_IP) | \
+		   (1ULL << PERF_REG_X86_FLAGS) | (0xffULL << PERF_REG_X86_R8))
+
+/* The kernel frames a ring sample keeps (perf_event_max_stack's default). */
+#define RING_CHAIN_MAX 127
+
+/* The kernel-mode twin of open_event(): no signal, each tick a sample in
+ * a ring, with the user registers and stack (perf record's way). */
+static int open_kernel_event(pid_t tid, uint64_t period_ns)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_TASK_CLOCK;
+	a.sample_period = first_period(period_ns);
+	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+			PERF_SAMPLE_STACK_USER;
+	a.exclude_callchain_user = 1;
+	a.sample_regs_user = RING_REGS;
+	a.sample_stack_user = KTRIGGER_RING_STACK;
+	a.exclude_user = 1;
+	a.exclude_hv = 1;
+	a.remove_on_exec = 1;
+	return (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+int ktrigger_probe_kernel(pid_t tid)
+{
+	int fd = open_kernel_event(tid, 1000000);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+/* Give T a kernel-mode ring, if it may have one. */
+static void open_ring(struct ktrigger *k, struct thread *t)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), len = page * (1 + KTRIGGER_RING_PAGES);
+	void *map;
+	int fd;
+
+	if (!k->kernel || t->kr_fd >= 0)
+		return;
+	if (k->rings >= KTRIGGER_RINGS_MAX) {
+		k->rings_refused++;
+		return;
+	}
+	fd = open_kernel_event(t->tid, k->period_ns);
+	if (fd < 0) {
+		k->rings_refused++;
+		return;
+	}
+	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED) {
+		close(fd);
+		k->rings_refused++;
+		return;
+	}
+	t->kr_fd = fd;
+	t->kr_full = false;
+	t->kr_map = map;
+	t->kr_len = len;
+	t->kr_used = true;
+	k->rings++;
+}
+
+static void close_ring(struct ktrigger *k, struct thread *t)
+{
+	if (t->kr_fd < 0)
+		return;
+	munmap(t->kr_map, t->kr_len);
+	close(t->kr_fd);
+	t->kr_fd = -1;
+	t->kr_map = NULL;
+	if (k && k->rings)
+		k->rings--;
+}
+
+/* Copy N bytes at offset OFF of the ring's data (SIZE bytes, wrapping). */
+static void ring_copy(const unsigned char *data, uint64_t size, uint64_t off, void *dst, size_t n)
+{
+	size_t at = (size_t)(off % size), first = n < size - at ? n : (size_t)(size - at);
+
+	memcpy(dst, data + at, first);
+	memcpy((unsigned char *)dst + first, data, n - first);
+}
+
+unsigned ktrigger_drain(struct ktrigger *k, struct thread *t, ktrigger_sample_fn fn, void *arg)
+{
+	static unsigned char rec[sizeof(struct perf_event_header) + 8 + 8 + 8 * 24 + 8 + KTRIGGER_RING_STACK + 8 +
+				 8 * (RING_CHAIN_MAX + 2)];
+	struct perf_event_mmap_page *mp;
+	const unsigned char *data;
+	uint64_t head, tail, size;
+	unsigned n = 0;
+
+	if (t->kr_fd < 0)
+		return 0;
+	mp = (struct perf_event_mmap_page *)t->kr_map;
+	data = t->kr_map + mp->data_offset;
+	size = mp->data_size;
+	head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
+	tail = mp->data_tail;
+	while (tail < head) {
+		struct perf_event_header h;
+
+		ring_copy(data, size, tail, &h, sizeof(h));
+		if (h.size < sizeof(h) || h.size > sizeof(rec))
+			break;
+		ring_copy(data, size, tail, rec, h.size);
+		tail += h.size;
+		if (h.type == PERF_RECORD_LOST && h.size >= sizeof(h) + 16) {
+			uint64_t lost;
+
+			memcpy(&lost, rec + sizeof(h) + 8, sizeof(lost));
+			k->ring_lost += lost;
+		} else if (h.type == PERF_RECORD_SAMPLE) {
+			const unsigned char *p = rec + sizeof(h) + 8, *end = rec + h.size;
+			uint64_t abi, regs[24], ssize = 0, dyn = 0, chain;
+			struct user_regs_struct r;
+			unsigned nr = 0;
+			bool in_signal = false;
+
+			/* The kernel's call chain: a tick in ctprof's own
+			 * stops is not the program's. */
+			memcpy(&chain, p, 8);
+			p += 8;
+			if (chain > (uint64_t)(end - p) / 8)
+				continue;
+			for (uint64_t j = 0; j < chain && !in_signal; j++) {
+				uint64_t ip;
+
+				memcpy(&ip, p + 8 * j, 8);
+				for (unsigned q = 0; q < k->nstop_code; q++)
+					in_signal |= ip >= k->stop_code[q][0] && ip < k->stop_code[q][1];
+			}
+			p += 8 * chain;
+			if (in_signal) {
+				k->in_signal++;
+				continue;
+			}
+			memcpy(&abi, p, 8);
+			p += 8;
+			if (abi != PERF_SAMPLE_REGS_ABI_64)
+				continue;
+			for (int b = 0; b < 24; b++)
+				if (RING_REGS & (1ULL << b))
+					nr++;
+			if (p + 8 * nr + 8 > end)
+				continue;
+			memcpy(regs, p, 8 * nr);
+			p += 8 * nr;
+			memcpy(&ssize, p, 8);
+			p += 8;
+			if (!ssize || p + ssize + 8 > end)
+				continue;
+			memcpy(&dyn, p + ssize, 8);
+			if (dyn > ssize)
+				dyn = ssize;
+			memset(&r, 0, sizeof(r));
+			/* The registers come in the order of their bits. */
+			r.rax = regs[0]; r.rbx = regs[1]; r.rcx = regs[2]; r.rdx = regs[3];
+			r.rsi = regs[4]; r.rdi = regs[5]; r.rbp = regs[6]; r.rsp = regs[7];
+			r.rip = regs[8]; r.eflags = regs[9];
+			r.r8 = regs[10]; r.r9 = regs[11]; r.r10 = regs[12]; r.r11 = regs[13];
+			r.r12 = regs[14]; r.r13 = regs[15]; r.r14 = regs[16]; r.r15 = regs[17];
+			r.orig_rax = (unsigned long long)-1;
+			if (!t->kr_full) {
+				ktrigger_full_period(k, t->kr_fd);
+				t->kr_full = true;
+			}
+			fn(arg, t, &r, p, (size_t)dyn);
+			n++;
+		}
+	}
+	__atomic_store_n(&mp->data_tail, head, __ATOMIC_RELEASE);
+	return n;
+}
+
+int ktrigger_find_stop_code(struct ktrigger *k)
+{
+	/* A signal-delivery stop is taken in get_signal(), an event stop
+	 * (clone, exit) in ptrace_notify(), and the event's signal is sent
+	 * from an irq_work interrupt. */
+	static const char *const names[KTRIGGER_STOP_CODE] = {
+		"get_signal", "ptrace_notify", "asm_sysvec_irq_work", "sysvec_irq_work",
+	};
+	FILE *f = fopen("/proc/kallsyms", "re");
+	unsigned long long a;
+	char line[256], name[128], type;
+	unsigned n = 0;
+
+	if (!f)
+		return -1;
+	/* Each one's end is the next symbol's start: a first pass for the
+	 * starts, a second for the lowest address above each. */
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %127s", &a, &type, name) == 3 && a)
+			for (unsigned q = 0; q < KTRIGGER_STOP_CODE; q++)
+				if (!strcmp(name, names[q]) && n < KTRIGGER_STOP_CODE) {
+					k->stop_code[n][0] = a;
+					k->stop_code[n++][1] = 0;
+				}
+	rewind(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx", &a) == 1)
+			for (unsigned q = 0; q < n; q++)
+				if (a > k->stop_code[q][0] && (!k->stop_code[q][1] || a < k->stop_code[q][1]))
+					k->stop_code[q][1] = a;
+	fclose(f);
+	for (unsigned q = 0; q < n; q++)
+		if (k->stop_code[q][1])
+			k->nstop_code++;
+		else
+			k->stop_code[q][0] = 0;
+	return k->nstop_code ? 0 : -1;
+}
+
+void ktrigger_full_period(struct ktrigger *k, int fd)
+{
+	uint64_t p = k->period_ns;
+
+	ioctl(fd, PERF_EVENT_IOC_PERIOD, &p);
 }
 
 int ktrigger_probe(pid_t tid)
@@ -51,43 +298,60 @@ int ktrigger_probe(pid_t tid)
 	return 0;
 }
 
-/* Bit SIG of the signal mask FIELD ("SigBlk", "SigPnd") of thread T,
- * from its status file: 1 set, 0 clear, -1 unreadable. */
-static int mask_has(const struct thread *t, const char *field, int sig)
+/* The signal masks SigPnd (queued for the thread alone) and SigBlk of
+ * thread T, from its status file, as bits 1 << sig.  0, or -1. */
+static int masks(const struct thread *t, uint64_t *pnd, uint64_t *blk)
 {
 	char path[64], *buf, *line;
-	size_t flen = strlen(field);
-	int ret = -1;
+	int got = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", t->proc->pid, t->tid);
 	buf = read_file(path, NULL);
 	if (!buf)
 		return -1;
-	for (line = buf; line; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
-		if (!strncmp(line, field, flen) && line[flen] == ':') {
-			unsigned long long m = strtoull(line + flen + 1, NULL, 16);
-
-			ret = (int)((m >> (sig - 1)) & 1);
-			break;
+	for (line = buf; line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		if (!strncmp(line, "SigPnd:", 7)) {
+			*pnd = strtoull(line + 7, NULL, 16) << 1;
+			got++;
+		} else if (!strncmp(line, "SigBlk:", 7)) {
+			*blk = strtoull(line + 7, NULL, 16) << 1;
+			got++;
 		}
+	}
 	free(buf);
-	return ret;
+	return got == 2 ? 0 : -1;
 }
 
-int ktrigger_open(struct ktrigger *k, struct thread *t)
+/* Route T's event to the first signal of KTRIGGER_SIGNALS not in BLK.
+ * Its index, or -1 if T blocks them all. */
+static int route(struct thread *t, uint64_t blk)
 {
 	static const int sigs[] = KTRIGGER_SIGNALS;
+
+	for (int i = 0; i < (int)ARRAY_SIZE(sigs); i++)
+		if (!(blk & (1ULL << sigs[i]))) {
+			if (t->ev_fd >= 0 && fcntl(t->ev_fd, F_SETSIG, sigs[i]) < 0)
+				return -1;
+			t->ev_sig = sigs[i];
+			t->ev_sigs |= 1U << sigs[i];
+			return i;
+		}
+	return -1;
+}
+
+int ktrigger_open(struct ktrigger *k, struct thread *t, bool check_mask)
+{
 	struct f_owner_ex own = { F_OWNER_TID, t->tid };
+	uint64_t pnd = 0, blk = 0;
 	int fd, i;
 
 	if (t->ev_fd >= 0)
 		return 0;
 	/* A blocked signal is not delivered: the thread would stop only
 	 * where it unblocks it, late, or never. */
-	for (i = 0; i < (int)ARRAY_SIZE(sigs); i++)
-		if (mask_has(t, "SigBlk", sigs[i]) != 1)
-			break;
-	if (i == (int)ARRAY_SIZE(sigs)) {
+	if (check_mask && masks(t, &pnd, &blk) < 0)
+		blk = 0;
+	if (route(t, blk) < 0) {
 		k->unroutable++;
 		return -EAGAIN;
 	}
@@ -100,7 +364,7 @@ int ktrigger_open(struct ktrigger *k, struct thread *t)
 		k->failed++;
 		return -err;
 	}
-	if (fcntl(fd, F_SETOWN_EX, &own) < 0 || fcntl(fd, F_SETSIG, sigs[i]) < 0 ||
+	if (fcntl(fd, F_SETOWN_EX, &own) < 0 || fcntl(fd, F_SETSIG, t->ev_sig) < 0 ||
 	    fcntl(fd, F_SETFL, O_ASYNC) < 0) {
 		int err = errno;
 
@@ -109,25 +373,48 @@ int ktrigger_open(struct ktrigger *k, struct thread *t)
 		return -err;
 	}
 	t->ev_fd = t->ev_num = fd;
-	t->ev_sig = sigs[i];
+	t->ev_full = false;
+	i = t->ev_sig == SIGWINCH ? 0 : 1;
 	k->opened++;
 	k->by_signal[i]++;
+	open_ring(k, t);
 	return 0;
 }
 
-void ktrigger_close(struct thread *t)
+void ktrigger_close(struct ktrigger *k, struct thread *t)
 {
+	close_ring(k, t);
 	if (t->ev_fd < 0)
 		return;
 	close(t->ev_fd);
 	t->ev_fd = -1;
 }
 
+int ktrigger_check(struct ktrigger *k, struct thread *t)
+{
+	uint64_t pnd, blk;
+
+	if (t->ev_fd < 0 || masks(t, &pnd, &blk) < 0 || !(blk & (1ULL << t->ev_sig)))
+		return 0;
+	if (route(t, blk) >= 0)
+		return 0;
+	ktrigger_close(k, t);
+	k->unroutable++;
+	return -EAGAIN;
+}
+
+bool ktrigger_stuck(const struct thread *t)
+{
+	uint64_t pnd, blk;
+
+	return t->ev_sigs && masks(t, &pnd, &blk) == 0 && (pnd & blk & t->ev_sigs);
+}
+
 bool ktrigger_is_ours(const struct thread *t, int sig)
 {
 	siginfo_t si;
 
-	if (!t->ev_sig || sig != t->ev_sig)
+	if (sig <= 0 || sig >= 32 || !(t->ev_sigs & (1U << sig)))
 		return false;
 	if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) < 0)
 		return false;
@@ -136,5 +423,7 @@ bool ktrigger_is_ours(const struct thread *t, int sig)
 
 bool ktrigger_pending(const struct thread *t)
 {
-	return t->ev_sig && mask_has(t, "SigPnd", t->ev_sig) == 1;
+	uint64_t pnd, blk;
+
+	return t->ev_sigs && masks(t, &pnd, &blk) == 0 && (pnd & t->ev_sigs);
 }

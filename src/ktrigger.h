@@ -21,8 +21,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/user.h>
 
 struct thread;
+
+#define KTRIGGER_STOP_CODE 4
 
 struct ktrigger {
 	uint64_t period_ns;     /* a sample per this much of a thread's CPU */
@@ -33,7 +36,25 @@ struct ktrigger {
 	unsigned long failed;   /* opens refused for other reasons */
 	unsigned long late;     /* stops that came a period or more after
 	                         * their overflow (the signal was blocked) */
+	/* Kernel-mode ticks, where the kernel lets ctprof sample the kernel
+	 * (root, CAP_PERFMON, perf_event_paranoid <= 1): a second event per
+	 * thread writes each one into a ring buffer with the user registers
+	 * and stack of that moment, with no stop (docs/DESIGN.md, "Kernel
+	 * time"). */
+	bool kernel;            /* open them */
+	unsigned long rings;    /* rings open now */
+	unsigned long rings_refused; /* ... not opened (the limit, memory) */
+	uint64_t ring_lost;     /* samples the kernel lost: a ring was full */
+	uint64_t stop_code[KTRIGGER_STOP_CODE][2]; /* where the kernel takes */
+	unsigned nstop_code;    /* ... ptrace stops (ktrigger_find_stop_code()) */
+	uint64_t in_signal;     /* ticks in there: ctprof's, not the program's */
 };
+
+/* The most threads given a kernel-mode ring at once, and each ring's data
+ * pages and user stack bytes a sample. */
+#define KTRIGGER_RINGS_MAX 64
+#define KTRIGGER_RING_PAGES 128
+#define KTRIGGER_RING_STACK 16384
 
 /* The signals tried, in order (see above). */
 #define KTRIGGER_SIGNALS { SIGWINCH, SIGURG }
@@ -47,18 +68,53 @@ int ktrigger_probe(pid_t tid);
  * K->period_ns of its user CPU time: T->ev_fd and T->ev_sig are set.
  * 0; -EAGAIN if T blocks every signal tried (T is then left to the
  * timer); or -errno if the event could not be opened. */
-int ktrigger_open(struct ktrigger *k, struct thread *t);
+int ktrigger_open(struct ktrigger *k, struct thread *t, bool check_mask);
 
-/* Close T's event, if any.  A signal it raised before may still be
+/* A thread born with every signal blocked (glibc's pthread_create blocks
+ * them until the thread starts) gets its event without a look at its
+ * mask; a moment later, this looks: if T blocks its event's signal now,
+ * the event is routed to the other one, or closed if it blocks both (T is
+ * left to the timer).  0, or -EAGAIN if closed. */
+int ktrigger_check(struct ktrigger *k, struct thread *t);
+
+/* Does T hold a signal of its event that it blocks (pending, and queued
+ * for T alone)?  Taking it needs its mask changed (session.c). */
+bool ktrigger_stuck(const struct thread *t);
+
+/* Can kernel-mode ticks of thread TID be sampled into a ring?  0 or
+ * -errno (EACCES: not at this perf_event_paranoid without CAP_PERFMON). */
+int ktrigger_probe_kernel(pid_t tid);
+
+/* Find in /proc/kallsyms the kernel code where a traced thread is stopped
+ * and its event's signal sent, for telling the ticks in ctprof's own stops
+ * from the program's own kernel time.  0, or -1 if it cannot be known
+ * (addresses hidden by kptr_restrict). */
+int ktrigger_find_stop_code(struct ktrigger *k);
+
+/* A kernel-mode tick read from a ring: the user registers and the copy of
+ * the user stack (from R->rsp, LEN bytes) of that moment, of thread T. */
+typedef void (*ktrigger_sample_fn)(void *arg, struct thread *t, const struct user_regs_struct *r,
+				   const unsigned char *stack, size_t len);
+
+/* Hand every sample in T's ring to FN, and free their room.  Returns how
+ * many. */
+unsigned ktrigger_drain(struct ktrigger *k, struct thread *t, ktrigger_sample_fn fn, void *arg);
+
+/* After an event's first sample: its period is the whole one from now on
+ * (the first was a random part of it, to sample short-lived threads
+ * right). */
+void ktrigger_full_period(struct ktrigger *k, int fd);
+
+/* Close T's event and ring, if any.  A signal it raised before may still be
  * pending in T (ktrigger_pending()). */
-void ktrigger_close(struct thread *t);
+void ktrigger_close(struct ktrigger *k, struct thread *t);
 
 /* Is the stop of T for signal SIG one of its event's?  Reads the
  * stop's siginfo: the event's signal comes with si_code POLL_* and si_fd
  * the event; a SIGURG the program sends itself has si_code <= 0. */
 bool ktrigger_is_ours(const struct thread *t, int sig);
 
-/* Has T a signal of its event pending (queued, not yet delivered)? */
+/* Has T a signal of its event pending (queued for it, not delivered)? */
 bool ktrigger_pending(const struct thread *t);
 
 #endif

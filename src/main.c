@@ -379,9 +379,10 @@ int main(int argc, char **argv)
 	profile_of_run(&prof, &o, &s, &sp, &ri);
 	prof.frequency = o.frequency;
 	prof.wall = o.wall;
-	prof.cputime = o.cputime || sp.timed;
+	prof.cputime = o.cputime;
 	prof.timed_ns = sp.stats.timed_period_ns;
 	prof.kernel_row_ns = sp.stats.kernel_row_ns;
+	prof.kernel_sampled = sp.stats.kernel_rings;
 	prof.kernel_cpu_ns = sp.stats.kernel_cpu_ns;
 	prof.time_ns = sp.stats.start_realtime_ns;
 	prof.duration_ns = (int64_t)sp.stats.wall_ns;

@@ -129,8 +129,8 @@ int pprof_write(FILE *f, const struct profile *p, const struct run_info *ri,
 	int64_t *values = xcalloc(2 * p->nsamples + 1, sizeof(*values));
 	int64_t period = (int64_t)(1000000000ULL / (p->frequency ? p->frequency : 1));
 	struct strtab st = { 0 };	/* strings must outlive it: literals, the profile's, comment[], foot */
-	int64_t comments[4];
-	char comment[4][300], *foot;
+	int64_t comments[5];
+	char comment[5][300], *foot;
 	uint8_t *buf;
 	size_t i, len;
 	int ret;
@@ -278,6 +278,12 @@ int pprof_write(FILE *f, const struct profile *p, const struct run_info *ri,
 		snprintf(comment[3], sizeof(comment[3]), "ctprof: weight cputime, kernel %llu ns",
 			 (unsigned long long)p->kernel_cpu_ns);
 		comments[prof.n_comment++] = strtab_add(&st, comment[3]);
+	}
+	if (p->timed_ns) {
+		snprintf(comment[4], sizeof(comment[4]), "ctprof: timed by the kernel, period %llu ns, kernel %s %llu ns",
+			 (unsigned long long)p->timed_ns, p->kernel_sampled ? "sampled" : "row",
+			 (unsigned long long)p->kernel_row_ns);
+		comments[prof.n_comment++] = strtab_add(&st, comment[4]);
 	}
 	prof.comment = comments;
 
@@ -739,7 +745,7 @@ int pprof_read_mem(const uint8_t *raw, size_t rawlen, const char *path, struct p
 		char comm[64];
 		int pid;
 
-		unsigned long threads;
+		unsigned long threads, timed_kernel;
 
 		if (c && sscanf(c, "ctprof: pid %d (%63[^)])", &pid, comm) == 2) {
 			p->pid = pid;
@@ -749,6 +755,11 @@ int pprof_read_mem(const uint8_t *raw, size_t rawlen, const char *path, struct p
 		} else if (c && sscanf(c, "ctprof: weight cputime, kernel %lu ns", &threads) == 1) {
 			p->cputime = true;
 			p->kernel_cpu_ns = threads;
+		} else if (c && sscanf(c, "ctprof: timed by the kernel, period %lu ns, kernel %15s %lu ns",
+				       &threads, comm, &timed_kernel) == 3) {
+			p->timed_ns = threads;
+			p->kernel_sampled = !strcmp(comm, "sampled");
+			p->kernel_row_ns = timed_kernel;
 		} else if (c && !strncmp(c, "ctprof: report: ", 16) && c[16]) {
 			p->footer = strpool_intern(&p->strings, c + 16);
 		}

@@ -82,6 +82,7 @@ struct profile {
 	                         * sample per this much of its user CPU
 	                         * (0: by the timer) */
 	uint64_t kernel_row_ns; /* ... and the rest of it in [kernel] rows */
+	bool kernel_sampled;    /* ... or its kernel-mode ticks sampled */
 	size_t threads_seen;    /* threads of the run, sampled or not; 0: unknown */
 	const char *footer;     /* the run's "what was lost" line, or NULL */
 

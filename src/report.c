@@ -76,6 +76,11 @@ static void trigger_line(FILE *f, const struct run_info *ri)
 		fprintf(f, "trigger: perf: task-clock events on %lu threads (%lu by SIGWINCH, %lu by SIGURG), %lu threads that block both by the timer, %lu events refused; %" PRIu64 " samples from events, %" PRIu64 " of them late (where the thread unblocked the signal); %lu threads kept a signal pending at the end; %.2f s of CPU time in the kernel ([kernel] rows)\n",
 			st->timed_threads, st->timed_by[0], st->timed_by[1], st->untimed_threads, st->events_failed,
 			st->timed_samples, st->timed_late, st->stray_left, (double)st->kernel_row_ns / 1e9);
+		if (st->kernel_rings)
+			fprintf(f, "trigger: kernel-mode ticks into rings: %" PRIu64 " samples, %" PRIu64 " more in ctprof's own stops (signal delivery, ptrace events; not counted), %" PRIu64 " lost to a full ring, %lu threads given no ring (more than %d, or no room)\n",
+				st->kernel_samples, st->kernel_in_stops, st->ring_lost, st->rings_refused, KTRIGGER_RINGS_MAX);
+		else
+			fprintf(f, "trigger: kernel-mode ticks not sampled (perf_event_paranoid above 1, no CAP_PERFMON): the rest of each thread's CPU time is its [kernel] row\n");
 		return;
 	}
 	fprintf(f, "trigger: timer (%s)%s%s\n",
@@ -344,8 +349,7 @@ static void write_notes(FILE *f, const struct profile *p, const struct run_info 
 		if (st->events_failed)
 			fprintf(f, ", or perf_event_open refused (%lu %s)", st->events_failed,
 				plural(st->events_failed, "time", "times"));
-		fprintf(f, "; %s\n", st->realtime ? "their stops were taken with the helpers, where they ran"
-						   : "without a real-time priority their stops land where they next left the kernel");
+		fprintf(f, "; their stops were asked for while they ran and land where they next left the kernel\n");
 	}
 	/* What a stop did to the target that cannot be helped. */
 	if (ri->stats->short_writes)
@@ -406,6 +410,9 @@ int report_write(FILE *f, const struct profile *p, const struct run_info *ri,
 		fprintf(f, "running %.1f%%, waiting in system calls %.1f%%\n",
 			100.0 * (double)(fl.total - fl.waiting) / (double)(fl.total ? fl.total : 1),
 			100.0 * (double)fl.waiting / (double)(fl.total ? fl.total : 1));
+	} else if (p->timed_ns && p->kernel_sampled) {
+		fprintf(f, "on-CPU profile over %.2f s, timed by the kernel: a sample every %.3f ms of a thread's CPU, in the kernel as [kernel] under the function that entered it; percentages are of the CPU time\n",
+			(double)p->duration_ns / 1e9, (double)p->timed_ns / 1e6);
 	} else if (p->timed_ns) {
 		fprintf(f, "on-CPU profile over %.2f s, timed by the kernel: a sample every %.3f ms of a thread's CPU in user mode, the rest of its CPU time as [kernel] (%.2f s); percentages are of the CPU time\n",
 			(double)p->duration_ns / 1e9, (double)p->timed_ns / 1e6, (double)p->kernel_row_ns / 1e9);

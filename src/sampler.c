@@ -41,7 +41,15 @@
 /* ... and a thread that blocks every signal its event could send is
  * looked at again after this, then twice as long each time, up to the
  * last (arm_for_untimed()). */
+/* ... and kernel-mode rings are emptied at least this often: a thread in
+ * the kernel the whole time fills its ring (KTRIGGER_RING_PAGES) in some
+ * 30 ms at 999 Hz. */
+#define RING_DRAIN_NS 10000000ULL
 #define EV_RETRY_FIRST_NS 1000000ULL
+/* ... and a thread born with every signal blocked gets its event at once,
+ * its mask looked at this long after its birth (glibc unblocks them as
+ * the thread starts, within microseconds). */
+#define EV_CHECK_NS 2000000ULL
 #define EV_RETRY_MAX_NS 1000000000ULL
 /* How long a tick waits for an interrupted thread to stop. */
 #define STOP_TIMEOUT_NS 100000000ULL
@@ -831,6 +839,26 @@ static void copy_stacks(struct sampler *sp, struct target *tgt, struct thread *t
 
 static struct target *target_of(struct sampler *sp, struct process *p, int *err);
 
+/* The next free capture, for thread T of TGT: what a use before left in
+ * it is cleared, but for its stack buffer. */
+static struct capture *next_capture(struct sampler *sp, struct target *tgt, struct thread *t)
+{
+	struct capture *c;
+
+	GROW(sp->caps, sp->capcap, sp->ncaps + 1);
+	c = &sp->caps[sp->ncaps];
+	if (!c->stack)
+		c->stack = xmalloc(sp->stack_size);
+	memset(&c->regs, 0, sizeof(c->regs));
+	c->target = tgt;
+	c->tid = t->tid;
+	c->start_ip = t->start_ip;
+	c->stall_ns = 0;
+	c->stack2_len = 0;
+	c->peeked = c->in_kernel = false;
+	return c;
+}
+
 static struct capture *capture_thread(void *arg, struct thread *t)
 {
 	struct sampler *sp = arg;
@@ -848,7 +876,7 @@ static struct capture *capture_thread(void *arg, struct thread *t)
 	c->tid = t->tid;
 	c->start_ip = t->start_ip;
 	c->stall_ns = 0;
-	c->peeked = false;
+	c->peeked = c->in_kernel = false;
 	t0 = now_ns();
 	if (ptrace(PTRACE_GETREGS, t->tid, 0, &c->regs) < 0)
 		return NULL;
@@ -939,16 +967,8 @@ static struct capture *capture_timed(void *arg, struct thread *t)
 
 	if (!tgt)
 		return NULL;
-	GROW(sp->caps, sp->capcap, sp->ncaps + 1);
-	c = &sp->caps[sp->ncaps];
-	if (!c->stack)
-		c->stack = xmalloc(sp->stack_size);
-	memset(&c->regs, 0, sizeof(c->regs));
-	c->target = tgt;
-	c->tid = t->tid;
-	c->start_ip = t->start_ip;
-	c->stall_ns = 0;
-	c->peeked = c->blocked = c->woke = c->held = c->pending = false;
+	c = next_capture(sp, tgt, t);
+	c->blocked = c->woke = c->held = c->pending = false;
 	c->waited = c->slices = 0;
 	c->ticks = 1;
 	c->ns = sp->ktrig.period_ns;
@@ -964,9 +984,56 @@ static struct capture *capture_timed(void *arg, struct thread *t)
 		sp->stats.timed_late++;
 	sp->stats.timed_samples++;
 	t->ev_samples++;
+	if (!t->ev_full) {
+		ktrigger_full_period(&sp->ktrig, t->ev_fd);
+		t->ev_full = true;
+	}
 	copy_stacks(sp, tgt, t, c);
 	sp->ncaps++;
 	return c;
+}
+
+/* A kernel-mode tick from thread T's ring (ktrigger_drain()): a sample of
+ * one period, where it entered the kernel, with no stop. */
+static void capture_kernel(void *arg, struct thread *t, const struct user_regs_struct *r,
+			   const unsigned char *stack, size_t len)
+{
+	struct sampler *sp = arg;
+	struct target *tgt = t->proc->priv;
+	struct capture *c;
+
+	if (!tgt || !len)
+		return;
+	c = next_capture(sp, tgt, t);
+	c->regs = *r;
+	c->in_kernel = true;
+	c->blocked = c->woke = c->held = c->pending = c->sigret = c->at_handler = false;
+	c->waited = c->slices = 0;
+	c->ticks = 1;
+	c->ns = sp->ktrig.period_ns;
+	if (len > sp->stack_size)
+		len = sp->stack_size;
+	memcpy(c->stack, stack, len);
+	c->sp = r->rsp;
+	c->stack_len = len;
+	c->stack_top = 0;
+	/* In a sigreturn trampoline's system call: on from the registers
+	 * its frame saved, as for a stop there. */
+	in_sigreturn(sp, tgt, c);
+	sp->stats.kernel_samples++;
+	sp->ncaps++;
+}
+
+/* Every kernel-mode tick the threads' rings hold, into captures. */
+static void drain_kernel(struct sampler *sp)
+{
+	struct session *s = sp->session;
+
+	if (!sp->ktrig.kernel)
+		return;
+	for (size_t i = 0; i < s->nthreads; i++)
+		if (s->threads[i].kr_fd >= 0)
+			ktrigger_drain(&sp->ktrig, &s->threads[i], capture_kernel, sp);
 }
 
 /* The sampler's state for process P, set up when first needed: the maps
@@ -1099,7 +1166,7 @@ static void kernel_row(struct sampler *sp, struct thread *t)
 {
 	uint64_t key = frame_key(FRAME_MODULE_SYSCALL, FRAME_KERNEL), ns, user;
 
-	if (!sp->timed || t->ev_num < 0 || thread_sched(t) < 0)
+	if (!sp->timed || t->ev_num < 0 || t->kr_used || thread_sched(t) < 0)
 		return;
 	user = t->ev_samples * sp->ktrig.period_ns;
 	if (t->run_mark <= t->ev_run0 + user)
@@ -1117,9 +1184,11 @@ static void thread_exits(void *arg, struct thread *t)
 	struct sampler *sp = arg;
 	uint64_t key = frame_key(FRAME_MODULE_SYSCALL, FRAME_UNSAMPLED), w;
 
+	if (t->kr_fd >= 0)
+		ktrigger_drain(&sp->ktrig, t, capture_kernel, sp);
 	name_again(sp, t->proc->pid, t->tid, capture_pending(sp, t));
 	kernel_row(sp, t);
-	sp->stats.untimed_threads += sp->timed && t->ev_num < 0;
+	sp->stats.untimed_threads += sp->timed && t->ev_fd < 0;
 	/* A thread timed by its event has each sample's time exact: none
 	 * of its CPU time is left over. */
 	if (!sp->cputime || t->ev_num >= 0 || thread_sched(t) < 0)
@@ -1221,11 +1290,7 @@ static bool peek_wait(struct sampler *sp, struct thread *t, long nr, const uint6
 
 	if (!tgt || (t->peek_nr == nr && t->peek_sp == wsp && t->peek_pc == wpc))
 		return false;
-	GROW(sp->caps, sp->capcap, sp->ncaps + 1);
-	c = &sp->caps[sp->ncaps];
-	if (!c->stack)
-		c->stack = xmalloc(sp->stack_size);
-	memset(&c->regs, 0, sizeof(c->regs));
+	c = next_capture(sp, tgt, t);
 	c->regs.rip = c->regs.rcx = wpc;
 	c->regs.rsp = wsp;
 	c->regs.orig_rax = (unsigned long long)nr;
@@ -1236,11 +1301,6 @@ static bool peek_wait(struct sampler *sp, struct thread *t, long nr, const uint6
 	c->regs.r10 = args[3];
 	c->regs.r8 = args[4];
 	c->regs.r9 = args[5];
-	c->target = tgt;
-	c->tid = t->tid;
-	c->start_ip = t->start_ip;
-	c->stall_ns = 0;
-	c->stack2_len = 0;
 	c->sigret = c->at_handler = false;
 	copy_stack(sp, tgt, c);
 	fd = proc_open_task_syscall(t->proc->pid, t->tid);
@@ -1637,8 +1697,10 @@ static void unwind_captures(struct sampler *sp)
 			goto walked;
 		}
 		st->samples++;
-		st->stall_ns += c->stall_ns;
-		st->stall_hist[us < STALL_BUCKETS ? us : STALL_BUCKETS - 1]++;
+		if (!c->in_kernel) {
+			st->stall_ns += c->stall_ns;
+			st->stall_hist[us < STALL_BUCKETS ? us : STALL_BUCKETS - 1]++;
+		}
 
 		res = sp->unwinder->walk(tgt->unwind_state, c, sp->pcs, sp->max_frames, &n, &fp);
 		/* A new thread on its first instructions, just back from clone
@@ -1672,6 +1734,9 @@ walked:
 			find_callers(c, sp->pcs, n, &callers);
 		for (j = 0; j < n; j++)
 			sp->pcs[j] = maps_frame_key(&tgt->maps, sp->pcs[j]);
+		/* A tick in the kernel: under the user frame that entered it. */
+		if (c->in_kernel)
+			push_leaf(sp, &n, frame_key(FRAME_MODULE_SYSCALL, FRAME_KERNEL));
 		/* The leaf says which call it waits in.  A blocked thread
 		 * whose stop came at the exit of a system call (orig_rax >= 0;
 		 * after an interrupt it is negative) was in that call when its
@@ -3373,13 +3438,20 @@ static int start_trigger(struct sampler *sp)
 		return sp->trigger_opt == TRIGGER_PERF ? err : 0;
 	}
 	sp->timed = true;
+	srandom((unsigned)(now_ns() ^ (uint64_t)getpid()));
 	sp->stats.trigger = TRIGGER_PERF;
 	sp->ktrig.period_ns = sp->stats.timed_period_ns = sp->period_ns;
+	/* Kernel-mode ticks into rings where the kernel allows it; else the
+	 * [kernel] rows. */
+	sp->ktrig.kernel = ktrigger_probe_kernel(s->threads[0].tid) == 0;
+	if (sp->ktrig.kernel)
+		ktrigger_find_stop_code(&sp->ktrig);
+	sp->stats.kernel_rings = sp->ktrig.kernel;
 	for (size_t i = 0; i < s->nthreads; i++) {
 		struct thread *t = &s->threads[i];
 
 		t->ev_run0 = t->run_known ? t->run_first : 0;
-		ktrigger_open(&sp->ktrig, t);
+		ktrigger_open(&sp->ktrig, t, true);
 	}
 	s->ktrig = &sp->ktrig;
 	s->on_timed = capture_timed;
@@ -3394,6 +3466,7 @@ static void stop_trigger(struct sampler *sp)
 
 	if (!sp->timed)
 		return;
+	drain_kernel(sp);
 	for (size_t i = 0; i < s->nthreads; i++)
 		sp->stats.untimed_threads += s->threads[i].ev_fd < 0 && !s->threads[i].exiting;
 	sp->stats.stray_left = session_close_events(s, STRAY_WAIT_NS);
@@ -3406,6 +3479,9 @@ static void stop_trigger(struct sampler *sp)
 	sp->stats.timed_by[0] = sp->ktrig.by_signal[0];
 	sp->stats.timed_by[1] = sp->ktrig.by_signal[1];
 	sp->stats.events_failed = sp->ktrig.failed;
+	sp->stats.rings_refused = sp->ktrig.rings_refused;
+	sp->stats.ring_lost = sp->ktrig.ring_lost;
+	sp->stats.kernel_in_stops = sp->ktrig.in_signal;
 }
 
 /* The perf trigger: the timer runs only while a thread has no event (it
@@ -3421,8 +3497,22 @@ static void arm_for_untimed(struct sampler *sp, uint64_t *next_n, uint64_t *take
 	for (size_t i = 0; i < s->nthreads; i++) {
 		struct thread *t = &s->threads[i];
 
-		if (t->ev_fd >= 0 || t->exiting)
+		if (t->exiting)
 			continue;
+		if (t->ev_fd >= 0) {
+			/* Born with every signal blocked: does it block its
+			 * event's now that it runs? */
+			if (!t->ev_check_ns)
+				continue;
+			if (!now)
+				now = now_ns();
+			if (now - t->ev_check_ns < EV_CHECK_NS)
+				continue;
+			t->ev_check_ns = 0;
+			if (ktrigger_check(&sp->ktrig, t) == 0)
+				continue;
+			t->ev_retry_ns = now + EV_RETRY_FIRST_NS;
+		}
 		/* A thread is born with every signal blocked (glibc's
 		 * pthread_create unblocks them as it starts): it is looked
 		 * at again, less and less often, until it takes one. */
@@ -3433,7 +3523,7 @@ static void arm_for_untimed(struct sampler *sp, uint64_t *next_n, uint64_t *take
 			if (t->ev_backoff_ns > EV_RETRY_MAX_NS)
 				t->ev_backoff_ns = EV_RETRY_MAX_NS;
 			t->ev_retry_ns = now + t->ev_backoff_ns;
-			if (ktrigger_open(&sp->ktrig, t) == 0) {
+			if (ktrigger_open(&sp->ktrig, t, true) == 0) {
 				/* The timer's samples so far share the CPU
 				 * time so far; the event's each have their own. */
 				if (thread_sched(t) == 0) {
@@ -3466,7 +3556,7 @@ int sampler_run(struct sampler *sp)
 	uint64_t start = now_ns(), end = 0, cpu0, tcpu0, next_interval = 0;
 	unsigned long fds_short0;
 	unsigned long other_stops0, signals0;
-	uint64_t other0, cpu_before;
+	uint64_t other0, cpu_before, next_drain = 0;
 	bool others_woke = false;
 	int started;
 	/* Tick n is at tick_time(t0, period, n). */
@@ -3570,6 +3660,19 @@ int sampler_run(struct sampler *sp)
 		until = end;
 		if (next_interval && (!until || next_interval < until))
 			until = next_interval;
+		/* Rings fill without waking ctprof: emptied at least this often. */
+		if (sp->ktrig.kernel) {
+			if (now >= next_drain) {
+				drain_kernel(sp);
+				if (sp->ncaps) {
+					next_epoch(sp);
+					unwind_captures(sp);
+				}
+				next_drain = now + RING_DRAIN_NS;
+			}
+			if (!until || next_drain < until)
+				until = next_drain;
+		}
 		if (until) {
 			ts.tv_sec = (time_t)((until - now) / 1000000000ULL);
 			ts.tv_nsec = (long)((until - now) % 1000000000ULL);
@@ -3602,6 +3705,7 @@ int sampler_run(struct sampler *sp)
 				s->other_ns += now_ns() - woke - (s->other_ns - other);
 			/* Stops that came after their tick stopped waiting,
 			 * and the perf trigger's. */
+			drain_kernel(sp);
 			if (sp->ncaps) {
 				if (sp->timed)
 					next_epoch(sp);

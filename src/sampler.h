@@ -158,6 +158,12 @@ struct sampler_stats {
 	uint64_t kernel_row_ns;         /* the threads' CPU time their events'
 	                                 * samples do not stand for: [kernel] */
 	uint64_t timed_period_ns;       /* a timed sample's CPU time */
+	bool kernel_rings;              /* kernel-mode ticks sampled into rings */
+	uint64_t kernel_samples;        /* ... the samples they gave */
+	uint64_t kernel_in_stops;       /* ... ticks in ctprof's own stops,
+	                                 * not counted */
+	unsigned long rings_refused;    /* threads given no ring (the limit) */
+	uint64_t ring_lost;             /* samples lost to a full ring */
 };
 
 /* One traced process, as the sampler knows it (its session process's priv). */

@@ -103,13 +103,15 @@ static struct thread *thread_add(struct session *s, struct process *p, pid_t tid
 	t->syscall_fd = -1;
 	t->site = -1;
 	t->last_cpu = -1;
-	t->ev_fd = t->ev_num = -1;
+	t->ev_fd = t->ev_num = t->kr_fd = -1;
 	p->nthreads++;
 	s->threads_seen++;
 	/* Before it runs, where a clone reports it: none of its CPU time
-	 * goes untimed.  One that blocks every signal is left to the timer. */
-	if (s->ktrig)
-		ktrigger_open(s->ktrig, t);
+	 * goes untimed.  Its mask is the one glibc gives a thread until it
+	 * starts (all blocked): the sampler looks at it again a moment
+	 * later (ktrigger_check()). */
+	if (s->ktrig && ktrigger_open(s->ktrig, t, false) == 0)
+		t->ev_check_ns = now_ns();
 	return t;
 }
 
@@ -135,7 +137,7 @@ static void thread_remove(struct session *s, struct thread *t)
 		s->waiting--;
 		s->lost++;
 	}
-	ktrigger_close(t);
+	ktrigger_close(s->ktrig, t);
 	if (t->stat_fd >= 0)
 		close(t->stat_fd);
 	if (t->schedstat_fd >= 0)
@@ -359,8 +361,8 @@ static void handle_exec(struct session *s, struct thread *t)
 	/* The exec removed its event (remove_on_exec): the new image gets
 	 * a new one, routed by its mask now. */
 	if (t && s->ktrig) {
-		ktrigger_close(t);
-		ktrigger_open(s->ktrig, t);
+		ktrigger_close(s->ktrig, t);
+		ktrigger_open(s->ktrig, t, true);
 	}
 	proc_comm(p->pid, p->comm, sizeof(p->comm));
 	if (p == s->procs[0])
@@ -388,6 +390,10 @@ static void detach_stopped(struct session *s, pid_t tid, int status)
 	}
 	if ((status >> 16) == 0)
 		sig = WSTOPSIG(status);
+	/* Caught between opening its mask and taking the signal: its own
+	 * mask back first. */
+	if ((t = thread_find(s, tid)) && t->unstick == 2)
+		ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(t->saved_mask), &t->saved_mask);
 	/* A signal of ctprof's own event goes no further. */
 	if (sig && (t = thread_find(s, tid)) && ktrigger_is_ours(t, sig))
 		sig = 0;
@@ -398,6 +404,43 @@ static void detach_stopped(struct session *s, pid_t tid, int status)
 	t = thread_find(s, tid);
 	if (t)
 		thread_remove(s, t);
+}
+
+/* At the end of the perf trigger (session_close_events()): T, which
+ * blocks a signal its event queued, is in its interrupt stop.  Open its
+ * mask to the signals of its event and resume it: it stops for the one
+ * pending at once, where unstick_taken() puts the mask back. */
+static void unstick_begin(struct session *s, struct thread *t)
+{
+	uint64_t m;
+
+	t->unstick = 0;
+	if (ptrace(PTRACE_GETSIGMASK, t->tid, (void *)sizeof(m), &t->saved_mask) == 0) {
+		m = t->saved_mask & ~((uint64_t)t->ev_sigs >> 1);
+		if (ptrace(PTRACE_SETSIGMASK, t->tid, (void *)sizeof(m), &m) == 0)
+			t->unstick = 2;
+	}
+	undo_eintr(t->tid, NULL);
+	resume(s, t, 0);
+}
+
+/* ... and T stopped for SIG, one of its event's signals: ctprof's is
+ * suppressed; one of the program's own (it sent it to this thread while
+ * blocking it) is queued again after the mask is back.  The mask goes
+ * back once none of the event's signals is pending. */
+static void unstick_taken(struct session *s, struct thread *t, int sig)
+{
+	bool ours = ktrigger_is_ours(t, sig);
+
+	if (ours)
+		s->timed_stops++;
+	if (!ours || !ktrigger_pending(t)) {
+		ptrace(PTRACE_SETSIGMASK, t->tid, (void *)sizeof(t->saved_mask), &t->saved_mask);
+		t->unstick = 0;
+	}
+	resume(s, t, 0);
+	if (!ours)
+		syscall(SYS_tgkill, t->proc->pid, t->tid, sig);
 }
 
 static void handle_status(struct session *s, pid_t tid, int status)
@@ -442,6 +485,10 @@ static void handle_status(struct session *s, pid_t tid, int status)
 	sig = WSTOPSIG(status);
 	switch (event) {
 	case 0:
+		if (t->unstick == 2 && sig > 0 && sig < 32 && (t->ev_sigs & (1U << sig))) {
+			unstick_taken(s, t, sig);
+			break;
+		}
 		/* The kernel-timed trigger's stop: where the thread was at
 		 * its tick.  The signal was ctprof's: not delivered. */
 		if (ktrigger_is_ours(t, sig)) {
@@ -474,6 +521,10 @@ static void handle_status(struct session *s, pid_t tid, int status)
 				drop_sample(s, t);
 			if (ptrace(PTRACE_LISTEN, tid, 0, 0) == 0)
 				t->listening = true;
+			break;
+		}
+		if (t->unstick == 1) {
+			unstick_begin(s, t);
 			break;
 		}
 		c = take_sample(s, t);
@@ -529,9 +580,9 @@ static void handle_status(struct session *s, pid_t tid, int status)
 		break;
 	case PTRACE_EVENT_EXIT:
 		drop_sample(s, t);
-		ktrigger_close(t);
 		if (s->on_exit)
 			s->on_exit(s->sample_arg, t);
+		ktrigger_close(s->ktrig, t);
 		t->exiting = true;
 		resume(s, t, 0);
 		break;
@@ -696,23 +747,38 @@ void session_wait_samples(struct session *s, uint64_t spin_ns, uint64_t wait_ns,
 unsigned session_close_events(struct session *s, uint64_t wait_ns)
 {
 	uint64_t deadline = now_ns() + wait_ns;
+	bool unsticking = false;
 
 	for (size_t i = 0; i < s->nthreads; i++)
-		ktrigger_close(&s->threads[i]);
+		ktrigger_close(s->ktrig, &s->threads[i]);
 	/* A signal raised before the close is pending in its thread, which
 	 * stops for it on its next return to user space: it is taken there
-	 * (handle_status) and suppressed. */
+	 * (handle_status) and suppressed.  One the thread blocks stays
+	 * pending: the thread is interrupted, its mask opened to it, and the
+	 * stop it then takes suppressed, its mask put back (unstick_*()). */
 	for (;;) {
-		unsigned left = 0;
+		unsigned left = 0, stuck = 0;
 		uint64_t now;
 
 		session_read_signals(s);
 		session_reap(s);
-		for (size_t i = 0; i < s->nthreads; i++)
-			left += !s->threads[i].exiting && ktrigger_pending(&s->threads[i]);
+		for (size_t i = 0; i < s->nthreads; i++) {
+			struct thread *t = &s->threads[i];
+
+			if (t->exiting || !ktrigger_pending(t))
+				continue;
+			left++;
+			if (!unsticking && !t->unstick && ktrigger_stuck(t) &&
+			    ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) == 0) {
+				t->unstick = 1;
+				stuck++;
+			}
+		}
 		now = now_ns();
 		if (!left || now >= deadline)
 			return left;
+		/* The first pass lets the unblocked ones come by themselves. */
+		unsticking = unsticking || stuck;
 		wait_sigfd(s, now + 1000000 < deadline ? now + 1000000 : deadline, -1);
 	}
 }

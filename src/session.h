@@ -69,6 +69,19 @@ struct thread {
 	int ev_num;             /* ... the event's descriptor number, kept
 	                         * after it is closed to know its signals */
 	int ev_sig;             /* ... the signal it sends, 0: never had one */
+	int kr_fd;              /* its kernel-mode ring's event, -1: none */
+	unsigned char *kr_map;  /* ... the ring, kr_len bytes mapped */
+	size_t kr_len;
+	bool kr_used;           /* ... it had one: its kernel time is sampled */
+	bool ev_full, kr_full;  /* its event's and ring's period is whole */
+	unsigned ev_sigs;       /* ... every signal its event was routed to,
+	                         * as bits 1 << sig */
+	uint64_t ev_check_ns;   /* ... when to see if it blocks the signal
+	                         * (born with all blocked), 0: done */
+	int unstick;            /* at the end: taking a signal of its event
+	                         * that it blocked; 1 interrupted, 2 resumed
+	                         * with the signal unblocked */
+	uint64_t saved_mask;    /* ... its own mask meanwhile */
 	uint64_t ev_run0;       /* ... its CPU time as its event started */
 	uint64_t ev_samples;    /* ... the samples it gave since (each a
 	                         * period of its CPU in user mode) */

@@ -12,9 +12,11 @@
 # untraced, with at most one stray signal per thread and kill.
 #
 # selftime (see accuracy.sh) enters the kernel between bursts of
-# arithmetic and times itself: its call's share, enter_kernel's cum% plus
-# the [kernel] row (the threads' system time, which the perf trigger
-# counts apart), must be within 3 points of its own clock's.  That is
+# arithmetic and times itself: its call's share must be within 3 points of
+# its own clock's.  As root the kernel's ticks are sampled under the call
+# (enter_kernel's cum%); unprivileged they are a [kernel] row, added to
+# the call's cum%, less selftime's own madvise share (kernel time outside
+# the call).  That is
 # what the timer's plain stops get wrong: they land at the call's exit.
 . "$(dirname "$0")/lib.sh"
 skip_unless_ptrace
@@ -69,7 +71,7 @@ for u in "${users[@]}"; do
 	check "$u launched: exit 0, the perf trigger ran" eval 'is_status 0 && grep -q "^trigger: perf" "$OUT"'
 	check "$u launched: the program's handler ran once per signal it sent, none of ctprof's" handler_ok "$OUT"
 	check "$u launched: the thread that blocks every signal went to the timer" \
-		grep -q "^trigger: perf: task-clock events on 2 threads (.*), 1 threads that block both by the timer" "$OUT"
+		grep -q "^trigger: perf: .* 1 threads that block both by the timer" "$OUT"
 	for f in main_spin blocked_spin open_spin; do
 		check "$u launched: $f has samples" ge "$(cum_pct $f)" 1
 	done
@@ -129,9 +131,15 @@ for u in "${users[@]}"; do
 			lt "$(left_out "$ERR")" 20 && break
 		done
 		own=$(own_share "$OUT") mad=$(own_madvise "$ERR")
-		got=$(awk -v e="$(cum_pct enter_kernel)" -v k="$(self_pct '[kernel]')" -v m="${mad:-0}" \
-			'BEGIN { printf "%.1f\n", e + k - m }')
-		diag "$u selftime $m: own ${own:-?}%, report enter_kernel $(cum_pct enter_kernel) + [kernel] $(self_pct '[kernel]') - madvise ${mad:-0} = $got"
+		# Kernel time sampled (root): under enter_kernel already.
+		if grep -q "under the function that entered it" "$OUT"; then
+			got=$(cum_pct enter_kernel)
+			diag "$u selftime $m: own ${own:-?}%, report enter_kernel $got (kernel ticks sampled)"
+		else
+			got=$(awk -v e="$(cum_pct enter_kernel)" -v k="$(self_pct '[kernel]')" -v m="${mad:-0}" \
+				'BEGIN { printf "%.1f\n", e + k - m }')
+			diag "$u selftime $m: own ${own:-?}%, report enter_kernel $(cum_pct enter_kernel) + [kernel] $(self_pct '[kernel]') - madvise ${mad:-0} = $got"
+		fi
 		check "$u selftime $m: enter_kernel + [kernel] within 3 points of its own share" \
 			eval '[ -n "$own" ] && ge "$got" "$(awk -v o="$own" "BEGIN { print o - 3 }")" && le "$got" "$(awk -v o="$own" "BEGIN { print o + 3 }")"'
 	done
