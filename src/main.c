@@ -239,37 +239,39 @@ static int dump_main(const struct options *o)
 	return ret < 0 ? 1 : 0;
 }
 
-/* A profiling run's part that traces the target: attach to it or launch
- * it, sample it, and let go of it (session_let_go()). */
-struct tracing {
-	const struct options *o;
-	struct session *s;
-	struct sampler *sp;
+/* A profiling run: what it traces, samples and writes. */
+struct run {
+	struct options o;
+	struct session s;
+	struct sampler sp;
 	struct top *top;
 	struct every *every;
+	FILE *outs[ARRAY_SIZE(((struct options *)0)->outputs)];
+	pthread_t leader;
 	int ret;                /* sampling's result, < 0 if it failed */
 	int exit_code;          /* >= 0: nothing was traced, exit with it */
 };
 
-static void *trace(void *arg)
+/* The part that traces the target: attach to it or launch it, sample
+ * it, and let go of it (session_let_go()). */
+static void trace(struct run *r)
 {
-	struct tracing *tr = arg;
-	const struct options *o = tr->o;
-	struct session *s = tr->s;
-	struct sampler *sp = tr->sp;
+	const struct options *o = &r->o;
+	struct session *s = &r->s;
+	struct sampler *sp = &r->sp;
 	int ret, code;
 
 	if (o->pid) {
 		if (session_attach(s, o->pid) < 0) {
-			tr->exit_code = 1;
-			return NULL;
+			r->exit_code = 1;
+			return;
 		}
 		if (isatty(STDERR_FILENO) && !o->duration && !(o->live && isatty(STDOUT_FILENO)))
 			error_msg("profiling pid %d (%s) at %u Hz; press Ctrl-C to stop",
 				  s->pid, s->comm, o->frequency);
 	} else if (session_launch(s, o->argv, &code) < 0) {
-		tr->exit_code = code;
-		return NULL;
+		r->exit_code = code;
+		return;
 	}
 	/* A closed pipe on the report must not kill ctprof; it is set after
 	 * the launch because an ignored SIGPIPE would be inherited. */
@@ -281,10 +283,10 @@ static void *trace(void *arg)
 	sp->trigger_opt = !o->trigger ? TRIGGER_AUTO : !strcmp(o->trigger, "perf") ? TRIGGER_PERF : TRIGGER_TIMER;
 	if (ret < 0) {
 		error_msg("cannot start sampling pid %d: %s", s->pid, strerror(-ret));
-	} else if (o->live && !(tr->top = top_start(sp, o))) {
+	} else if (o->live && !(r->top = top_start(sp, o))) {
 		ret = -errno;
 		error_msg("cannot start the live view: %s", strerror(errno));
-	} else if (o->every && !(tr->every = every_start(sp, o))) {
+	} else if (o->every && !(r->every = every_start(sp, o))) {
 		ret = -errno;
 		error_msg("cannot start writing profiles: %s", strerror(errno));
 	} else if ((ret = sampler_run(sp)) < 0) {
@@ -292,37 +294,115 @@ static void *trace(void *arg)
 	}
 	if (s->nthreads)
 		session_let_go(s);
-	tr->ret = ret;
-	return NULL;
+	r->ret = ret;
+}
+
+/* After the tracing: the report and the outputs, while the target runs
+ * free.  Returns the exit code. */
+static int finish(struct run *r)
+{
+	const struct options *o = &r->o;
+	struct session *s = &r->s;
+	struct sampler *sp = &r->sp;
+	struct profile prof;
+	struct run_info ri = { 0 };
+	int code, fail = o->pid ? 1 : 125, ret = r->ret, live_ret;
+
+	/* Said as it happened too, whatever the output's format. */
+	if (sp->stats.fds_short)
+		error_msg("warning: ran out of file descriptors: %llu opens of threads' /proc files failed or were put off, and those threads were sampled less well; raise the hard limit (ulimit -Hn) and run again",
+			  (unsigned long long)sp->stats.fds_short);
+	if (sp->stats.throttled)
+		error_msg("warning: %llu of %llu ticks left out: ctprof's CPU time sampling took more than a quarter of the time between ticks; the shares hold, from fewer samples; a lower -F takes every tick",
+			  (unsigned long long)sp->stats.throttled, (unsigned long long)sp->stats.ticks);
+	/* Once the target runs free: an output that does not drain holds up
+	 * nobody but ctprof. */
+	live_ret = top_end(r->top);
+	if (every_end(r->every) < 0)
+		live_ret = -1;
+	ri.fds_after = count_open_fds();
+	if (ret < 0) {
+		if (s->launched && !s->exited)
+			session_wait_child(s);
+		return fail;
+	}
+
+	/* The target runs freely from here on. */
+	if ((o->live && !o->noutputs) || o->every) {
+		ret = live_ret;
+		goto done;
+	}
+	profile_of_run(&prof, o, s, sp, &ri);
+	prof.frequency = o->frequency;
+	prof.wall = o->wall;
+	prof.cputime = o->cputime;
+	prof.timed_ns = sp->stats.timed_period_ns;
+	prof.kernel_row_ns = sp->stats.kernel_row_ns;
+	prof.kernel_sampled = sp->stats.kernel_rings;
+	prof.kernel_cpu_ns = sp->stats.kernel_cpu_ns;
+	prof.time_ns = sp->stats.start_realtime_ns;
+	prof.duration_ns = (int64_t)sp->stats.wall_ns;
+	if (o->tid)
+		profile_keep_thread(&prof, o->tid);
+
+	ri.threads_seen = s->threads_seen;
+	ri.lost = s->lost;
+	ri.stats = &sp->stats;
+	ri.maps = sp->maps;
+	ri.unwinder = o->unwinder;
+	ri.verbose = o->verbose;
+	ri.distinct_stacks = sp->stacks.n;
+	ri.wall = o->wall;
+	ret = emit(o, r->outs, &prof, &ri);
+	if (live_ret < 0)
+		ret = -1;
+	profile_release(&prof);
+done:
+	sampler_release(sp);
+
+	if (s->launched) {
+		int st = s->exited ? s->exit_status : session_wait_child(s);
+
+		code = s->exited ? command_status(st) : 125;
+		if (ret < 0 && code == 0)
+			code = 125;
+	} else {
+		code = ret < 0 ? 1 : 0;
+	}
+	session_release(s);
+	return code;
+}
+
+/* The thread that writes the outputs once the tracing thread is gone. */
+static void *finisher(void *arg)
+{
+	struct run *r = arg;
+
+	pthread_join(r->leader, NULL);
+	exit(finish(r));
 }
 
 int main(int argc, char **argv)
 {
-	struct options o;
-	struct session s;
-	struct sampler sp;
-	struct profile prof;
-	struct run_info ri = { 0 };
-	struct top *top = NULL;
-	struct every *every = NULL;
-	FILE *outs[ARRAY_SIZE(o.outputs)];
-	struct tracing tr = { .o = &o, .s = &s, .sp = &sp, .exit_code = -1 };
-	pthread_t tracer;
-	int code, fail, ret, live_ret, err;
+	/* Static: the finisher uses it after this thread has exited. */
+	static struct run r = { .exit_code = -1 };
+	struct options *o = &r.o;
+	pthread_t fin;
+	int code, fail, ret, err;
 
-	if (cli_parse(argc, argv, &o, &code) < 0)
+	if (cli_parse(argc, argv, o, &code) < 0)
 		return code;
-	if (o.report)
-		return report_main(&o);
-	if (o.dump)
-		return dump_main(&o);
-	if (o.diffing)
-		return diff_main(&o);
-	fail = o.pid ? 1 : 125;
+	if (o->report)
+		return report_main(o);
+	if (o->dump)
+		return dump_main(o);
+	if (o->diffing)
+		return diff_main(o);
+	fail = o->pid ? 1 : 125;
 	/* Asked for, the perf trigger must be there before the target is
 	 * touched: tried on ctprof's own thread, as the kernel would judge
 	 * it for the target's (perf_event_paranoid, a seccomp filter). */
-	if (o.trigger && !strcmp(o.trigger, "perf") && (ret = ktrigger_probe(0)) < 0) {
+	if (o->trigger && !strcmp(o->trigger, "perf") && (ret = ktrigger_probe(0)) < 0) {
 		error_msg("--trigger=perf: perf_event_open refused (%s); %s", strerror(-ret),
 			  ret == -ENOSYS ? "perf events are off in this kernel or blocked by a seccomp filter (a container's): give --trigger=timer"
 					 : "kernel.perf_event_paranoid is above 2, or a security module refuses: see ctprof(1), Permissions, or give --trigger=timer");
@@ -331,88 +411,27 @@ int main(int argc, char **argv)
 
 	/* Open the output before touching the target.  The live view is the
 	 * output of 'ctprof top', which writes the others only with -o. */
-	if (o.every ? every_check(&o) < 0 : (!o.live || o.noutputs) && open_outputs(&o, outs) < 0)
+	if (o->every ? every_check(o) < 0 : (!o->live || o->noutputs) && open_outputs(o, r.outs) < 0)
 		return 1;
-	ret = session_init(&s, o.follow_forks);
+	ret = session_init(&r.s, o->follow_forks);
 	if (ret < 0) {
 		error_msg("cannot set up signal handling: %s", strerror(-ret));
 		return fail;
 	}
-	/* The thread that traces the target exits at the end of sampling:
-	 * the kernel then lets go of the target's threads with no stop. */
-	err = pthread_create(&tracer, NULL, trace, &tr);
-	if (err) {
-		error_msg("cannot start tracing: %s", strerror(err));
-		session_release(&s);
-		return fail;
-	}
-	pthread_join(tracer, NULL);
-	if (tr.exit_code >= 0)
-		return tr.exit_code;
-	top = tr.top;
-	every = tr.every;
-	ret = tr.ret;
-	/* Said as it happened too, whatever the output's format. */
-	if (sp.stats.fds_short)
-		error_msg("warning: ran out of file descriptors: %llu opens of threads' /proc files failed or were put off, and those threads were sampled less well; raise the hard limit (ulimit -Hn) and run again",
-			  (unsigned long long)sp.stats.fds_short);
-	if (sp.stats.throttled)
-		error_msg("warning: %llu of %llu ticks left out: ctprof's CPU time sampling took more than a quarter of the time between ticks; the shares hold, from fewer samples; a lower -F takes every tick",
-			  (unsigned long long)sp.stats.throttled, (unsigned long long)sp.stats.ticks);
-	/* Once the target runs free: an output that does not drain holds up
-	 * nobody but ctprof. */
-	live_ret = top_end(top);
-	if (every_end(every) < 0)
-		live_ret = -1;
-	ri.fds_after = count_open_fds();
-	if (ret < 0) {
-		if (s.launched && !s.exited)
-			session_wait_child(&s);
-		return fail;
-	}
-
-	/* The target runs freely from here on. */
-	if ((o.live && !o.noutputs) || o.every) {
-		ret = live_ret;
-		goto done;
-	}
-	profile_of_run(&prof, &o, &s, &sp, &ri);
-	prof.frequency = o.frequency;
-	prof.wall = o.wall;
-	prof.cputime = o.cputime;
-	prof.timed_ns = sp.stats.timed_period_ns;
-	prof.kernel_row_ns = sp.stats.kernel_row_ns;
-	prof.kernel_sampled = sp.stats.kernel_rings;
-	prof.kernel_cpu_ns = sp.stats.kernel_cpu_ns;
-	prof.time_ns = sp.stats.start_realtime_ns;
-	prof.duration_ns = (int64_t)sp.stats.wall_ns;
-	if (o.tid)
-		profile_keep_thread(&prof, o.tid);
-
-	ri.threads_seen = s.threads_seen;
-	ri.lost = s.lost;
-	ri.stats = &sp.stats;
-	ri.maps = sp.maps;
-	ri.unwinder = o.unwinder;
-	ri.verbose = o.verbose;
-	ri.distinct_stacks = sp.stacks.n;
-	ri.wall = o.wall;
-	ret = emit(&o, outs, &prof, &ri);
-	if (live_ret < 0)
-		ret = -1;
-	profile_release(&prof);
-done:
-	sampler_release(&sp);
-
-	if (s.launched) {
-		int st = s.exited ? s.exit_status : session_wait_child(&s);
-
-		code = s.exited ? command_status(st) : 125;
-		if (ret < 0 && code == 0)
-			code = 125;
-	} else {
-		code = ret < 0 ? 1 : 0;
-	}
-	session_release(&s);
-	return code;
+	/* This thread traces the target, alone where the perf trigger runs
+	 * without the live view or --every: killed, it then closes the
+	 * events before the kernel lets go of the target's threads, so no
+	 * event of ctprof's signals a thread it no longer traces. */
+	trace(&r);
+	if (r.exit_code >= 0)
+		return r.exit_code;
+	/* The kernel lets go of the target's threads, with no stop, when the
+	 * thread that traces them exits: this one, once a finisher takes
+	 * over. */
+	r.leader = pthread_self();
+	err = pthread_create(&fin, NULL, finisher, &r);
+	if (err == 0)
+		pthread_exit(NULL);
+	error_msg("warning: cannot start a thread (%s): the target stays traced until ctprof exits", strerror(err));
+	return finish(&r);
 }

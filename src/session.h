@@ -69,6 +69,8 @@ struct thread {
 	int ev_num;             /* ... the event's descriptor number, kept
 	                         * after it is closed to know its signals */
 	int ev_sig;             /* ... the signal it sends, 0: never had one */
+	bool ev_timed;          /* its CPU time is its event's samples' and
+	                         * its [kernel] row's, not the timer's */
 	int kr_fd;              /* its kernel-mode ring's event, -1: none */
 	unsigned char *kr_map;  /* ... the ring, kr_len bytes mapped */
 	size_t kr_len;
@@ -279,8 +281,8 @@ void session_detach(struct session *s);
 
 /* Let go of every thread without a stop, and leave the process as
  * session_detach() does: the stops asked for already are waited for, and
- * their threads detached there; the calling thread, the tracer, must then
- * exit, and the kernel lets go of the others as they are (exit_ptrace()):
+ * their threads detached there; the calling thread, the tracer (ctprof's
+ * main thread), must then exit, and the kernel lets go of the others as they are (exit_ptrace()):
  * a thread that was group-stopped stays so, one in a signal-delivery stop
  * gets its signal.  A stop asked for only to detach ends a write that waits
  * for room short, as any stop does. */
