@@ -34,6 +34,18 @@ static uint64_t first_period(uint64_t period_ns)
 	return period_ns > 20000 ? 10000 + (uint64_t)random() % (period_ns - 10000) : period_ns;
 }
 
+/* Both events' clock: the thread's own CPU time, a tick each period
+ * (the first at random), never in a hypervisor. */
+static void clock_attr(struct perf_event_attr *a, uint64_t period_ns)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_TASK_CLOCK;
+	a->sample_period = first_period(period_ns);
+	a->exclude_hv = 1;
+}
+
 /* The event: the thread's own CPU clock, sampled in user mode only.  A
  * tick in kernel mode would raise the signal while the thread is inside
  * a system call, and a call that then goes to sleep ends at once with
@@ -44,13 +56,8 @@ static int open_event(pid_t tid, uint64_t period_ns)
 {
 	struct perf_event_attr a;
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_TASK_CLOCK;
-	a.sample_period = first_period(period_ns);
+	clock_attr(&a, period_ns);
 	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
 	a.remove_on_exec = 1;
 	return (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
@@ -71,18 +78,13 @@ static int open_kernel_event(pid_t tid, uint64_t period_ns)
 {
 	struct perf_event_attr a;
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_TASK_CLOCK;
-	a.sample_period = first_period(period_ns);
+	clock_attr(&a, period_ns);
 	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
 			PERF_SAMPLE_STACK_USER;
 	a.exclude_callchain_user = 1;
 	a.sample_regs_user = RING_REGS;
 	a.sample_stack_user = KTRIGGER_RING_STACK;
 	a.exclude_user = 1;
-	a.exclude_hv = 1;
 	a.remove_on_exec = 1;
 	return (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
@@ -373,6 +375,7 @@ int ktrigger_open(struct ktrigger *k, struct thread *t, bool check_mask)
 		return -err;
 	}
 	t->ev_fd = t->ev_num = fd;
+	t->ev_timed = true;
 	t->ev_full = false;
 	i = t->ev_sig == SIGWINCH ? 0 : 1;
 	k->opened++;

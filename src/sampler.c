@@ -1166,7 +1166,7 @@ static void kernel_row(struct sampler *sp, struct thread *t)
 {
 	uint64_t key = frame_key(FRAME_MODULE_SYSCALL, FRAME_KERNEL), ns, user;
 
-	if (!sp->timed || t->ev_num < 0 || t->kr_used || thread_sched(t) < 0)
+	if (!sp->timed || !t->ev_timed || t->kr_used || thread_sched(t) < 0)
 		return;
 	user = t->ev_samples * sp->ktrig.period_ns;
 	if (t->run_mark <= t->ev_run0 + user)
@@ -1191,7 +1191,7 @@ static void thread_exits(void *arg, struct thread *t)
 	sp->stats.untimed_threads += sp->timed && t->ev_fd < 0;
 	/* A thread timed by its event has each sample's time exact: none
 	 * of its CPU time is left over. */
-	if (!sp->cputime || t->ev_num >= 0 || thread_sched(t) < 0)
+	if (!sp->cputime || t->ev_timed || thread_sched(t) < 0)
 		return;
 	sp->stats.kernel_cpu_ns += t->run_mark - (t->run_known ? t->run_first : 0);
 	if (settle_exiting(sp, t) || t->run_mark <= t->run_ns)
@@ -2215,8 +2215,9 @@ static bool choose_thread(struct sampler *sp, struct thread *t)
 	bool left;
 	char state;
 
-	/* Timed by its own event (ktrigger.h): never the timer's. */
-	if (t->exiting || t->ev_fd >= 0)
+	/* Timed by its own event (ktrigger.h), or by one closed at the end:
+	 * never the timer's. */
+	if (t->exiting || t->ev_fd >= 0 || t->ev_timed)
 		return true;
 	if (t->listening) {
 		/* In a group stop: taken (and left stopped) only for
@@ -3484,6 +3485,18 @@ static void stop_trigger(struct sampler *sp)
 	sp->stats.kernel_in_stops = sp->ktrig.in_signal;
 }
 
+/* The perf trigger: thread T's event is closed, T lives on (it blocks
+ * the event's signal now, or its exec's new image does).  Its time so far
+ * is its event's samples' and its [kernel] row's; what follows, the
+ * timer's samples'. */
+static void to_timer(struct sampler *sp, struct thread *t)
+{
+	kernel_row(sp, t);
+	if (thread_sched(t) == 0)
+		t->run_ns = t->run_mark;
+	t->ev_timed = false;
+}
+
 /* The perf trigger: the timer runs only while a thread has no event (it
  * blocks every signal an event could send, or its event was refused).
  * Its ticks start again from the next one due, none counted missed. */
@@ -3499,6 +3512,8 @@ static void arm_for_untimed(struct sampler *sp, uint64_t *next_n, uint64_t *take
 
 		if (t->exiting)
 			continue;
+		if (t->ev_fd < 0 && t->ev_timed)
+			to_timer(sp, t);
 		if (t->ev_fd >= 0) {
 			/* Born with every signal blocked: does it block its
 			 * event's now that it runs? */
@@ -3512,6 +3527,7 @@ static void arm_for_untimed(struct sampler *sp, uint64_t *next_n, uint64_t *take
 			if (ktrigger_check(&sp->ktrig, t) == 0)
 				continue;
 			t->ev_retry_ns = now + EV_RETRY_FIRST_NS;
+			to_timer(sp, t);
 		}
 		/* A thread is born with every signal blocked (glibc's
 		 * pthread_create unblocks them as it starts): it is looked
