@@ -8,8 +8,7 @@
 # signal of ctprof's is taken, none of the program's.  Its worker that
 # blocks every signal is sampled by the timer (-v counts it), the one that
 # blocks them in short sections by its event; both must have samples.
-# SIGKILLed at random moments, ctprof must leave the program alive and
-# untraced, with at most one stray signal per thread and kill.
+# (trigger.sh SIGKILLs ctprof at random moments.)
 #
 # selftime (see accuracy.sh) enters the kernel between bursts of
 # arithmetic and times itself: its call's share must be within 3 points of
@@ -20,8 +19,6 @@
 # what the timer's plain stops get wrong: they land at the call's exit.
 . "$(dirname "$0")/lib.sh"
 skip_unless_ptrace
-
-ROUNDS=${KTRIGGER_ROUNDS:-20}
 
 # The users to run as: root as CI runs, and nobody where root can drop.
 users=(root)
@@ -95,28 +92,6 @@ for u in "${users[@]}"; do
 	check "$u attached: its handler ran once per signal it sent ($(grep '^urgself: handler' "$TMP/att-$u.out"))" \
 		eval '[ "$RC" = 0 ] && handler_ok "$TMP/att-$u.out"'
 
-	# ---- SIGKILL of ctprof at random moments ----
-	"${AS[@]}" "$TARGETS/urgself" 0 0 >"$TMP/kill-$u.out" 2>&1 &
-	pid=$!
-	bg_started "$pid"
-	sleep 0.2
-	dead=0
-	for r in $(seq "$ROUNDS"); do
-		"${AS[@]}" "$CTPROF" --trigger=perf -F 999 -p "$pid" >/dev/null 2>&1 &
-		ct=$!
-		sleep "0.$(printf '%03d' $((20 + RANDOM % 280)))"
-		kill -KILL "$ct" 2>/dev/null
-		wait "$ct" 2>/dev/null
-		untraced "$pid" && alive_not_stopped "$pid" || { dead=$((dead + 1)); break; }
-	done
-	check "$u: $ROUNDS SIGKILLs of ctprof, the program alive and untraced after each" [ "$dead" = 0 ]
-	kill -TERM "$pid"
-	wait_child "$pid"
-	strays=$(awk '$1 == "urgself:" && $2 == "handler" { print $3 - $5 }' "$TMP/kill-$u.out")
-	diag "$u: $(grep '^urgself: handler' "$TMP/kill-$u.out"): ${strays:-?} stray signals in $ROUNDS kills"
-	check "$u: at most one stray signal per thread and kill" \
-		eval '[ "$RC" = 0 ] && [ -n "$strays" ] && le "$strays" $((3 * ROUNDS))'
-
 	# ---- accuracy against the program's own clock ----
 	for m in syscall fault; do
 		if [ -n "${CTPROF_SANITIZED:-}" ]; then
@@ -124,12 +99,24 @@ for u in "${users[@]}"; do
 				"shares are checked in the normal build; this one checks memory and UB"
 			continue
 		fi
-		# A run the host disturbed (a fifth of its loop left out) is
-		# made again, twice at most.
+		# A run the host disturbed is made again, twice at most; the
+		# perf trigger's stops alone leave out 16-21% of the loop here,
+		# so a run is disturbed from 25%.  Of the runs, the least
+		# disturbed is checked.
+		best= best_left=
 		for try in 1 2 3; do
 			run_cmd "selftime-$m-$u-$try" "${AS[@]}" "$CTPROF" ${CTPROF_ARGS:-} --trigger=perf -F 999 -- "$TARGETS/selftime" "$m" 2
-			lt "$(left_out "$ERR")" 20 && break
+			left=$(left_out "$ERR")
+			if [ -n "$left" ] && { [ -z "$best" ] || lt "$left" "$best_left"; }; then
+				best=$try best_left=$left best_rc=$RC
+			fi
+			[ -n "$left" ] && lt "$left" 25 && break
+			diag "$u selftime $m, run $try: ${left:-?}% of its loop left out, disturbed"
 		done
+		if [ -n "$best" ] && [ "$best" != "$try" ]; then
+			OUT=$TMP/selftime-$m-$u-$best.out ERR=$TMP/selftime-$m-$u-$best.err RC=$best_rc
+			diag "$u selftime $m: run $best, the least disturbed ($best_left%), is the one checked"
+		fi
 		own=$(own_share "$OUT") mad=$(own_madvise "$ERR")
 		# Kernel time sampled (root): under enter_kernel already.
 		if grep -q "under the function that entered it" "$OUT"; then
