@@ -1,170 +1,338 @@
 #!/bin/bash
-# What each way of timing samples costs the target and how right it is,
-# beside perf, in one run: ctprof --trigger=perf and --trigger=timer, each
-# as root and as an unprivileged user (nobody, through setpriv), and perf
-# record --call-graph dwarf (cpu-clock).  Prints a Markdown report on
-# standard output (progress on standard error), for docs/BENCHMARKS.md.
+# What each way of timing ctprof's samples (--trigger=perf and
+# --trigger=timer) costs the target and how right it is, as root and as an
+# unprivileged user, beside perf record --call-graph dwarf, in one run.
+# Prints a Markdown report on standard output, progress on standard error.
 #
-#     scripts/bench-trigger.sh [-n N] [-F HZ]
+#     scripts/bench-trigger.sh [-n N]
 #
-# Needs root (for the two users and perf's kernel samples), gcc, perf and
-# a built tree (build/src/ctprof, build/tests/selftime).  Each figure is
-# the median of N repetitions (default 3); within one, every variant runs
-# once, in an order that rotates from one repetition to the next, and
-# ratios are taken inside a repetition.  About 80 s a repetition.
+# Variants, each at -F 999 (and at 99 for the slowdown):
+#   bare              no profiler
+#   perf, root        ctprof --trigger=perf (kernel-timed task-clock events)
+#   perf, user        the same as nobody (setpriv --reuid=65534 ...)
+#   timer, root       ctprof --trigger=timer: real-time helper threads
+#   timer, user       the same as nobody: plain stops, no real-time priority
+#   perf record       perf record -e cpu-clock --call-graph dwarf, as root
+# Measured:
+#  1. slowdown: bench/workload.c's fixed work, its own wall clock, against
+#     the two bare runs of the same repetition; 1 thread and 2 (one per
+#     CPU);
+#  2. loss per sample: bench/gaps.c's own count of the time it did not run
+#     (gaps over 2 us between clock reads), less the two bare runs' of the
+#     same repetition, over the samples taken (ctprof -v's, or those perf
+#     wrote); 1 thread and 2; beside it ctprof -v's median stop;
+#  3. ctprof's own CPU time per sample (-v), 1-thread workload at 999 Hz;
+#  4. accuracy: build/tests/selftime times its own share in enter_kernel()
+#     (a getppid, or a page fault); the report's share minus that, in
+#     points.  ctprof: enter_kernel's cum%, plus the [kernel] row where
+#     the perf trigger keeps kernel time apart (less selftime's own madvise
+#     share in fault mode); perf: enter_kernel's children%.
 #
-# Measured, at -F HZ (default 999):
-#  - loss a sample: bench/gaps.c's own count of the time it did not run
-#    (gaps over 2 us between clock reads), less a bare run's, over the
-#    samples taken; one thread, and two (one per CPU);
-#  - slowdown: bench/workload.c's fixed work, its own wall clock against
-#    a bare run's, one thread and two;
-#  - ctprof's own CPU a sample (-v), on the one-thread workload;
-#  - accuracy: tests/targets/selftime.c times the share of its loop spent
-#    in enter_kernel() (a getppid, or a page fault); the report's share
-#    (enter_kernel's cum%, plus the [kernel] row where the perf trigger
-#    counts kernel time apart, less the program's own madvise share in
-#    fault mode) minus the program's, in points.
+# Each figure is the median of N repetitions (default 3).  Within one,
+# every variant runs once per measurement, in an order that rotates from
+# one repetition to the next, and ratios and differences are taken inside
+# a repetition.  Where perf_event_open is refused (or the user cannot run
+# ctprof), that variant is n/a with the reason.  Needs root, gcc, perf,
+# setpriv and a built tree (build/src/ctprof, build/tests/selftime); the
+# bench programs are compiled with gcc into a temporary directory, which
+# with the binaries copied there is readable by nobody.  About 2.3 minutes
+# a repetition on 2 CPUs (-n 3: 7 minutes).
 set -eu
 cd "$(dirname "$0")/.."
 
-reps=3 hz=999
+cmdline="scripts/bench-trigger.sh${*:+ $*}"
+reps=3
+usage() { echo "usage: scripts/bench-trigger.sh [-n N]    (N repetitions, default 3)" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
-	-n) reps=$2; shift 2 ;;
-	-F) hz=$2; shift 2 ;;
-	*) echo "usage: scripts/bench-trigger.sh [-n N] [-F HZ]" >&2; exit 2 ;;
+	-n) [ $# -ge 2 ] || usage; reps=$2; shift 2 ;;
+	-n*) reps=${1#-n}; shift ;;
+	-h|--help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	*) usage ;;
 	esac
 done
-[ "$(id -u)" = 0 ] || { echo "scripts/bench-trigger.sh: run as root (it runs variants as root and as nobody)" >&2; exit 1; }
-for c in gcc perf setpriv; do
-	command -v $c >/dev/null || { echo "scripts/bench-trigger.sh: $c is not installed" >&2; exit 1; }
-done
-[ -x build/src/ctprof ] && [ -x build/tests/selftime ] || {
-	echo "scripts/bench-trigger.sh: build first (meson setup build && ninja -C build)" >&2; exit 1; }
+case $reps in ''|*[!0-9]*) usage ;; esac
+[ "$reps" -ge 1 ] || usage
 
-tmp=$(mktemp -d /tmp/bench-trigger.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-chmod 755 "$tmp"
-cp build/src/ctprof build/tests/selftime "$tmp/"
-gcc -O2 -g -pthread bench/gaps.c -o "$tmp/gaps"
-gcc -O2 -g -fomit-frame-pointer -pthread bench/workload.c -o "$tmp/workload"
+die() { echo "scripts/bench-trigger.sh: $*" >&2; exit 1; }
 say() { echo "bench-trigger: $*" >&2; }
-res=$tmp/res
-mkdir "$res"
-put() { echo "$2" >>"$res/$1"; }
+[ "$(id -u)" = 0 ] || die "run as root: it runs ctprof as root and as nobody"
+for c in gcc perf setpriv timeout; do
+	command -v $c >/dev/null || die "$c is not installed"
+done
+[ -x build/src/ctprof ] && [ -x build/tests/selftime ] ||
+	die "build/src/ctprof or build/tests/selftime is missing: meson setup build && ninja -C build"
+
+rev=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+git diff --quiet HEAD -- src 2>/dev/null || rev="$rev + uncommitted changes in src/"
+tmp=$(mktemp -d /tmp/ctprof-bench-trigger.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+# Readable by nobody: the binaries, and $run, where every run starts and
+# ctprof writes its report, owned by nobody.
+chmod 755 "$tmp"
+run=$tmp/run res=$tmp/res
+mkdir "$run" "$res"
+chown 65534:65534 "$run"
+say "compiling bench programs into $tmp"
+cp build/src/ctprof build/tests/selftime "$tmp/"
+gcc -std=gnu11 -g -O2 -pthread bench/gaps.c -o "$tmp/gaps"
+gcc -std=gnu11 -g -O2 -fomit-frame-pointer -pthread bench/workload.c -o "$tmp/workload"
+chmod 755 "$tmp"/{ctprof,selftime,gaps,workload}
+
+# pr: perf trigger, root; pu: as nobody; tr, tu: the timer; pd: perf record.
+profilers=(pr pu tr tu pd)
+declare -A label=([pr]="ctprof perf, root" [pu]="ctprof perf, user" [tr]="ctprof timer, root"
+	[tu]="ctprof timer, user" [pd]="perf record --call-graph dwarf")
+declare -A trig=([pr]=perf [pu]=perf [tr]=timer [tu]=timer)
+declare -A why=()       # VARIANT -> why it is n/a
+declare -A ran=()       # VARIANT -> its trigger: lines (first run)
+failures=()
+# The slowdown's variants, VARIANT:HZ, and the loss's: two bare runs,
+# half the others apart (their mean is the bare figure: bare runs of the
+# workload on this VM took 2.37-2.98 s one after the other).
+slow_variants=(bare:a pr:999 pr:99 pu:999 pu:99 tr:999 bare:b tr:99 tu:999 tu:99 pd:999 pd:99)
+gap_variants=(bare:a pr pu bare:b tr tu pd)
+nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+if ! (cd "$run" && "${nobody[@]}" sh -c 'test -x "$1" && test -x "$2" && test -w .' sh "$tmp/ctprof" "$tmp/selftime"); then
+	why[pu]="nobody cannot run $tmp/ctprof or write in $run" why[tu]=${why[pu]}
+fi
+
+# ------------------------------------------------------------- helpers --
+# put KEY VALUE: one more measurement of KEY.  med KEY [FORMAT]: the
+# median of KEY's measurements, or n/a.
+put() { [ -z "$2" ] || echo "$2" >>"$res/$1"; }
 med() {
 	[ -s "$res/$1" ] || { echo n/a; return; }
-	sort -g "$res/$1" | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.1f\n", m }'
+	sort -g "$res/$1" | awk -v fmt="${2:-%.1f}" '{ v[NR] = $1 }
+		END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf fmt "\n", m }'
 }
+calc() { awk "BEGIN { $1 }" </dev/null; }
 
-variants=(perf-root perf-user timer-root timer-user perf-dwarf)
-nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+# rotate LIST...: LIST rotated by the repetition number r.
+rotate() { local a=("$@") i n=$#; for ((i = 0; i < n; i++)); do echo "${a[(i + r) % n]}"; done; }
 
-# cmd VARIANT PROGRAM...: the command line that runs PROGRAM under VARIANT,
-# into $tmp/run.out (the profile) and $tmp/o, $tmp/e (the program's).
-cmd() {
-	local v=$1
-	shift
-	case $v in
-	bare) echo "$@" ;;
-	perf-root) echo "$tmp/ctprof --trigger=perf -F $hz -v -o $tmp/run.out -- $*" ;;
-	timer-root) echo "$tmp/ctprof --trigger=timer -F $hz -v -o $tmp/run.out -- $*" ;;
-	perf-user) echo "${nobody[*]} $tmp/ctprof --trigger=perf -F $hz -v -- $*" ;;
-	timer-user) echo "${nobody[*]} $tmp/ctprof --trigger=timer -F $hz -v -- $*" ;;
-	perf-dwarf) echo "perf record -q -e cpu-clock --call-graph dwarf -F $hz -o $tmp/perf.data -- $*" ;;
-	esac
-}
-
-# go VARIANT PROGRAM...: run it; the profile ends up in $tmp/run.out
-# (ctprof's report, whichever user) or $tmp/perf.data.
+# go VARIANT HZ PROGRAM ARG...: run PROGRAM under VARIANT (bare or a
+# profiler) at HZ, from $run: its output in $tmp/out and $tmp/err,
+# ctprof's report in $run/ct.txt, perf's data in $tmp/perf.data.  Fails
+# when VARIANT is n/a or the run failed; a refused perf_event_open, or a
+# ctprof that ran another trigger than asked, makes VARIANT n/a from then.
 go() {
-	local v=$1
-	shift
-	rm -f "$tmp/run.out" "$tmp/perf.data"
-	# shellcheck disable=SC2046 # a command line of plain words
-	(cd "$tmp" && timeout -k 5 120 $(cmd "$v" "$@") >"$tmp/o" 2>"$tmp/e") || {
-		say "$v $*: failed"; tail -3 "$tmp/e" >&2; return 1; }
-	# The unprivileged runs write the report to stdout, with the program's.
-	case $v in *-user) cp "$tmp/o" "$tmp/run.out" ;; esac
+	local v=$1 hz=$2 rc=0 line
+	local -a cmd
+	shift 2
+	[ -z "${why[$v]:-}" ] || return 1
+	rm -f "$run/ct.txt" "$tmp/perf.data"
+	case $v in
+	bare) cmd=("$@") ;;
+	pr|tr) cmd=("$tmp/ctprof" --trigger="${trig[$v]}" -F "$hz" -v -o "$run/ct.txt" -- "$@") ;;
+	pu|tu) cmd=("${nobody[@]}" "$tmp/ctprof" --trigger="${trig[$v]}" -F "$hz" -v -o "$run/ct.txt" -- "$@") ;;
+	pd) cmd=(perf record -q -e cpu-clock --call-graph dwarf -F "$hz" -o "$tmp/perf.data" -- "$@") ;;
+	esac
+	(cd "$run" && exec timeout --foreground -k 10 120 "${cmd[@]}") >"$tmp/out" 2>"$tmp/err" || rc=$?
+	case $rc in 130) exit 130 ;; 143) exit 143 ;; esac
+	if [ "$rc" != 0 ]; then
+		line=$(grep -m1 perf_event_open "$tmp/err" || true)
+		if [ -n "$line" ] && [ -n "${trig[$v]:-}" ] && { [ "$rc" = 1 ] || [ "$rc" = 125 ]; }; then
+			why[$v]=$line
+			say "${label[$v]}: n/a from now on: $line"
+		else
+			failures+=("${label[$v]:-bare}, ${*##*/} at $hz Hz: status $rc: $(tail -1 "$tmp/err")")
+			say "failed: ${failures[-1]}"
+		fi
+		return 1
+	fi
+	[ -n "${trig[$v]:-}" ] || return 0
+	if ! grep -q "^trigger: ${trig[$v]}" "$run/ct.txt"; then
+		why[$v]="asked for --trigger=${trig[$v]}, ran: $(grep -m1 '^trigger:' "$run/ct.txt" || echo 'no trigger line')"
+		say "${label[$v]}: n/a from now on: ${why[$v]}"
+		return 1
+	fi
+	[ -n "${ran[$v]:-}" ] || ran[$v]=$(grep '^trigger:' "$run/ct.txt" |
+		sed -e 's/^trigger: //' -e 's/ on [0-9]* threads.*//' -e '/^kernel-mode/s/:.*//' | paste -sd'|' | sed 's/|/; /g')
 }
 
+# out KEY: the value after KEY on the program's standard output.
+out() { awk -v k="$1" '$1 == k { print $2; exit }' "$tmp/out"; }
+# ctv WHAT: from the last ctprof report's -v lines: samples, cpu (own CPU
+# per sample, us) or stall (median stop per sample, us).
+ctv() {
+	awk -v w="$1" '
+	w == "samples" && /^profiler: [0-9]+ ticks,/ { print $4; exit }
+	w == "cpu" && /^profiler: own CPU time:/ { for (i = 1; i <= NF; i++) if ($i == "per" && $(i - 1) == "us") print $(i - 2); exit }
+	w == "stall" && /^profiler: target stopped per sample:/ { for (i = 1; i <= NF; i++) if ($i == "median") print $(i + 1); exit }' "$run/ct.txt"
+}
 # samples VARIANT: how many samples the last run took.
 samples() {
-	if [ "$1" = perf-dwarf ]; then
-		perf script -i "$tmp/perf.data" -F period 2>/dev/null | wc -l
-	else
-		awk '/^profiler: [0-9]+ ticks,/ { print $4; exit }' "$tmp/run.out"
-	fi
+	if [ "$1" = pd ]; then perf script -i "$tmp/perf.data" -F period 2>/dev/null | wc -l; else ctv samples; fi
 }
-
-# share VARIANT MODE: the last run's share of enter_kernel, in percent.
+# share VARIANT MODE: the last run's share of selftime's enter_kernel (%).
 share() {
 	local mad
-	mad=$(sed -n 's/.* madvise [0-9]* times (\([0-9.]*\)% of the loop).*/\1/p' "$tmp/e" | head -1)
-	if [ "$1" = perf-dwarf ]; then
-		perf report -i "$tmp/perf.data" --children -g none --stdio --percent-limit 0 2>/dev/null |
-			awk '$NF == "enter_kernel" && $1 ~ /%$/ { sub(/%/, "", $1); print $1; exit }'
+	if [ "$1" = pd ]; then
+		perf report -i "$tmp/perf.data" --children -g none --stdio -q --percent-limit 0 2>/dev/null |
+			awk '$NF == "enter_kernel" { sub(/%$/, "", $1); if ($1 + 0 > s) s = $1 + 0 } END { print s + 0 }'
 		return
 	fi
-	# Kernel ticks sampled under the call, or the [kernel] row beside it.
+	mad=$(sed -n 's/.* madvise [0-9]* times (\([0-9.]*\)% of the loop).*/\1/p' "$tmp/err" | head -1)
+	# The [kernel] row counts only where it is apart (the user's perf
+	# trigger); as root the kernel's ticks are under enter_kernel.
 	awk -v m="${mad:-0}" -v mode="$2" '
-		/under the function that entered it/ { under = 1 }
-		$1 ~ /ms$/ && $5 == "enter_kernel" { sub(/%/, "", $4); e = $4 }
-		$1 ~ /ms$/ && $5 == "[kernel]" { sub(/%/, "", $2); k = $2 }
-		END { if (k == "" || under) { k = 0; m = 0 } printf "%.2f\n", e + k - (mode == "fault" ? m : 0) }' "$tmp/run.out"
+		/in the kernel as \[kernel\] under the function that entered it/ { under = 1 }
+		$1 ~ /^-?[0-9]+ms$/ && $2 ~ /%$/ && $5 == "enter_kernel" { sub(/%$/, "", $4); if ($4 + 0 > e) e = $4 + 0 }
+		$1 ~ /^-?[0-9]+ms$/ && $2 ~ /%$/ && $5 == "[kernel]" { sub(/%$/, "", $2); k += $2 }
+		END { if (under || k == 0) k = m = 0; if (mode != "fault") m = 0; printf "%.2f\n", e + k - m }' "$run/ct.txt"
 }
 
-for r in $(seq "$reps"); do
-	say "repetition $r of $reps"
-	# Rotate the order so that drift of the machine cancels out.
-	order=("${variants[@]:$(( (r - 1) % ${#variants[@]} ))}" "${variants[@]:0:$(( (r - 1) % ${#variants[@]} ))}")
+# bare_mean ARRAY: the mean of ARRAY's bare:a and bare:b (those that ran).
+# bare_spread ARRAY: how far apart they are, in percent of their mean.
+bare_mean() {
+	local -n bm=$1
+	calc "n = split(\"${bm[bare:a]:-} ${bm[bare:b]:-}\", x, \" \"); for (i = 1; i <= n; i++) s += x[i]; if (n) printf \"%.6f\", s / n"
+}
+bare_spread() {
+	local -n bs=$1
+	[ -n "${bs[bare:a]:-}" ] && [ -n "${bs[bare:b]:-}" ] || return 0
+	calc "a = ${bs[bare:a]}; b = ${bs[bare:b]}; d = a > b ? a - b : b - a; printf \"%.3f\", 200 * d / (a + b)"
+}
+
+# ----------------------------------------------------------------- run --
+start=$SECONDS
+checksum=
+for ((r = 0; r < reps; r++)); do
+	say "repetition $((r + 1)) of $reps"
+	# 1 and 3: the workload, bare and under each profiler at 99 and 999 Hz.
 	for t in 1 2; do
-		args=(); [ $t = 1 ] || args=(30000000 2)
-		go bare "$tmp/gaps" "${args[@]}"
-		bare_lost=$(awk '$1 == "gaps" { print $3 }' "$tmp/o")
-		go bare "$tmp/workload" $([ $t = 1 ] || echo 2000000 2)
-		bare_el=$(awk '$1 == "elapsed" { print $2 }' "$tmp/o")
-		for v in "${order[@]}"; do
-			go "$v" "$tmp/gaps" "${args[@]}" || continue
-			n=$(samples "$v")
-			lost=$(awk '$1 == "gaps" { print $3 }' "$tmp/o")
-			put "$v.loss$t" "$(awk -v l="$lost" -v b="$bare_lost" -v n="$n" 'BEGIN { if (n > 0) printf "%.1f", (l - b) * 1000 / n }')"
-			go "$v" "$tmp/workload" $([ $t = 1 ] || echo 2000000 2) || continue
-			el=$(awk '$1 == "elapsed" { print $2 }' "$tmp/o")
-			put "$v.slow$t" "$(awk -v e="$el" -v b="$bare_el" 'BEGIN { printf "%.1f", 100 * (e / b - 1) }')"
-			[ $t = 1 ] && [ "$v" != perf-dwarf ] &&
-				put "$v.cpu" "$(awk '/^profiler: own CPU time:/ { for (i = 1; i <= NF; i++) if ($i == "per") print $(i - 2) }' "$tmp/run.out")"
+		say "  workload, $t thread(s)"
+		args=(); [ $t = 1 ] || args=(2000000 2)
+		declare -A el=()
+		for vh in $(rotate "${slow_variants[@]}"); do
+			v=${vh%:*} hz=${vh#*:}
+			[ "$v" != bare ] || hz=-
+			go "$v" "$hz" "$tmp/workload" "${args[@]}" || continue
+			[ -n "$checksum" ] || checksum=$(out checksum)
+			[ "$(out checksum)" = "$checksum" ] || die "$vh: the workload's checksum changed: the profiler changed what it did"
+			el[$vh]=$(out elapsed)
+			if [ $t = 1 ] && [ "$hz" = 999 ] && [ "$v" != pd ]; then
+				put "$v.cpu" "$(ctv cpu)"
+			fi
 		done
+		b=$(bare_mean el)
+		put "bare.el-$t" "$b"
+		put "bare.spread-$t" "$(bare_spread el)"
+		for vh in "${!el[@]}"; do
+			[ "${vh%:*}" != bare ] && [ -n "$b" ] || continue
+			put "${vh%:*}.slow${vh#*:}-$t" "$(calc "printf \"%.3f\", 100 * (${el[$vh]} / $b - 1)")"
+		done
+		unset el
 	done
+	# 2: gaps at 999 Hz.
+	for t in 1 2; do
+		say "  gaps, $t thread(s)"
+		args=(); [ $t = 1 ] || args=(30000000 2)
+		declare -A lost=() n=()
+		for v in $(rotate "${gap_variants[@]}"); do
+			go "${v%:*}" 999 "$tmp/gaps" "${args[@]}" || continue
+			lost[$v]=$(awk '$1 == "gaps" { print $3 }' "$tmp/out")
+			[ "${v%:*}" != bare ] || continue
+			n[$v]=$(samples "$v")
+			[ "$v" = pd ] || put "$v.stall-$t" "$(ctv stall)"
+		done
+		b=$(bare_mean lost)
+		put "bare.lost-$t" "$b"
+		for v in "${!n[@]}"; do
+			[ -n "$b" ] && [ "${n[$v]:-0}" -gt 0 ] || continue
+			put "$v.loss-$t" "$(calc "printf \"%.3f\", (${lost[$v]} - $b) * 1000 / ${n[$v]}")"
+		done
+		unset lost n
+	done
+	# 4: selftime, each profiler against the program's own share.
 	for m in syscall fault; do
-		for v in "${order[@]}"; do
-			go "$v" "$tmp/selftime" "$m" 2 || continue
-			own=$(awk '$1 == "selftime:" && $2 == "enter_kernel" { sub(/%$/, "", $3); print $3 }' "$tmp/o")
-			got=$(share "$v" "$m")
-			[ -n "$own" ] && [ -n "$got" ] &&
-				put "$v.$m" "$(awk -v g="$got" -v o="$own" 'BEGIN { printf "%+.1f", g - o }')"
+		say "  selftime $m"
+		for v in $(rotate "${profilers[@]}"); do
+			go "$v" 999 "$tmp/selftime" $m 2 || continue
+			own=$(awk '$1 == "selftime:" && $2 == "enter_kernel" { sub(/%$/, "", $3); print $3; exit }' "$tmp/out")
+			[ -n "$own" ] || { failures+=("${label[$v]}, selftime $m: no share of its own printed"); continue; }
+			got=$(share "$v" $m)
+			put "$v.$m.own" "$own"
+			put "$v.$m.got" "$got"
+			put "$v.$m.d" "$(calc "printf \"%.3f\", $got - $own")"
 		done
 	done
 done
+taken=$((SECONDS - start))
 
-echo "Run $(date -u +%Y-%m-%d) at $(git rev-parse --short HEAD 2>/dev/null || echo '?'), $(nproc) CPUs, $(uname -r), perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid): \`scripts/bench-trigger.sh -n $reps -F $hz\`, medians."
-echo
-echo "| | perf, root | perf, user | timer, root (helpers) | timer, user (plain) | perf record --call-graph dwarf |"
-echo "| --- | --- | --- | --- | --- | --- |"
+# -------------------------------------------------------------- report --
+# cell VARIANT KEY FORMAT UNIT: the median with its unit, n/a (the
+# variant refused; the reason is given below the table) or - (no figure).
+cell() {
+	local x
+	if [ -n "${why[$1]:-}" ]; then echo "n/a"; return; fi
+	x=$(med "$1.$2" "$3")
+	if [ "$x" = n/a ]; then echo "-"; else echo "$x$4"; fi
+}
 row() {
-	local label=$1 key=$2 unit=${3:-}
-	printf '| %s |' "$label"
-	for v in "${variants[@]}"; do
-		x=$(med "$v.$key")
-		if [ "$x" = n/a ]; then printf ' n/a |'; else printf ' %s%s |' "$x" "$unit"; fi
+	local title=$1 v
+	shift
+	printf '| %s |' "$title"
+	for v in "${profilers[@]}"; do printf ' %s |' "$(cell "$v" "$@")"; done
+	echo
+}
+acc_row() {
+	local m=$1 v
+	printf '| selftime %s: report - own, points (report; own) |' "$m"
+	for v in "${profilers[@]}"; do
+		if [ -n "${why[$v]:-}" ] || [ ! -s "$res/$v.$m.d" ]; then printf ' %s |' "$(cell "$v" "$m.d" %+.1f '')"; continue; fi
+		printf ' %s (%s%%; %s%%) |' "$(med "$v.$m.d" %+.1f)" "$(med "$v.$m.got")" "$(med "$v.$m.own")"
 	done
 	echo
 }
-row "target's loss a sample, 1 thread (gaps)" loss1 " us"
-row "... 2 threads" loss2 " us"
-row "slowdown, 1 thread (workload)" slow1 "%"
-row "... 2 threads" slow2 "%"
-row "ctprof CPU a sample, 1 thread" cpu " us"
-row "selftime syscall: report - own clock, points" syscall
-row "selftime fault: report - own clock, points" fault
+
+cat <<EOF
+### Triggers: cost and accuracy
+
+$(date -u '+%Y-%m-%d %H:%M UTC'), kernel $(uname -r), $(nproc) CPUs, perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid),
+\`$cmdline\` (ctprof $rev, $(perf --version)); every figure is the median of
+$reps repetitions, each variant compared with the bare runs (or selftime's own
+clock) of the same repetition. The user is nobody (uid 65534, through setpriv).
+
+|$(for v in "${profilers[@]}"; do printf ' | %s' "${label[$v]}"; done) |
+| --- |$(for v in "${profilers[@]}"; do printf ' --- |'; done)
+$(row "slowdown, 99 Hz, 1 thread" slow99-1 %.1f %)
+$(row "slowdown, 99 Hz, 2 threads" slow99-2 %.1f %)
+$(row "slowdown, 999 Hz, 1 thread" slow999-1 %.1f %)
+$(row "slowdown, 999 Hz, 2 threads" slow999-2 %.1f %)
+$(row "target's loss per sample, 1 thread" loss-1 %.1f " us")
+$(row "target's loss per sample, 2 threads" loss-2 %.1f " us")
+$(row "ctprof's median stop (-v), 1 thread" stall-1 %.1f " us")
+$(row "ctprof's median stop (-v), 2 threads" stall-2 %.1f " us")
+$(row "ctprof's own CPU per sample" cpu %.1f " us")
+$(acc_row syscall)
+$(acc_row fault)
+
+Slowdown: bench/workload.c's fixed work by its own clock ($(med bare.el-1 %.2f) s bare;
+two threads, one per CPU: $(med bare.el-2 %.2f) s), against the mean of two bare runs in
+the same repetition; those two were $(med bare.spread-1)% apart (two threads: $(med bare.spread-2)%),
+the machine's own noise, which a slowdown smaller than that does not rise above. Loss per sample: bench/gaps.c's time off the CPU (gaps over
+2 us between its clock reads) less the bare runs' ($(med bare.lost-1 %.0f) ms with one
+thread, $(med bare.lost-2 %.0f) ms with two: the machine's own), over the samples
+taken, at 999 Hz; ctprof's median stop (-v) is of those runs. The CPU per sample
+is on the 1-thread workload at 999 Hz. Accuracy: build/tests/selftime 2 s
+at 999 Hz; ctprof's share is enter_kernel's cum%, plus the [kernel] row
+where the perf trigger keeps kernel time apart (less selftime's madvise
+share in fault mode); perf's is enter_kernel's children%.
+
+EOF
+echo "What ran:"
+echo
+for v in pr pu tr tu; do
+	if [ -n "${why[$v]:-}" ]; then
+		echo "- ${label[$v]}: n/a, ${why[$v]}"
+	else
+		echo "- ${label[$v]}: ${ran[$v]:-did not run}"
+	fi
+done
+for f in ${failures[@]+"${failures[@]}"}; do printf -- '- failed run (left out): %s\n' "$f"; done
+echo
+echo "Time taken: $taken s."
