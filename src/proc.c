@@ -273,7 +273,7 @@ int proc_tasks(pid_t pid, pid_t **tids)
 
 bool proc_self_has_cap(int cap)
 {
-	char *buf = read_file("/proc/self/status", NULL);
+	char *buf = read_file("/proc/thread-self/status", NULL);
 	unsigned long long eff = 0;
 	char *p;
 
