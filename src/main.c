@@ -252,8 +252,8 @@ struct run {
 	int exit_code;          /* >= 0: nothing was traced, exit with it */
 };
 
-/* The part that traces the target: attach to it or launch it, sample
- * it, and let go of it (session_let_go()). */
+/* The part that traces the target: attach to it or launch it, and
+ * sample it; main() lets go of it. */
 static void trace(struct run *r)
 {
 	const struct options *o = &r->o;
@@ -292,8 +292,6 @@ static void trace(struct run *r)
 	} else if ((ret = sampler_run(sp)) < 0) {
 		error_msg("cannot start sampling pid %d: %s", s->pid, strerror(-ret));
 	}
-	if (s->nthreads)
-		session_let_go(s);
 	r->ret = ret;
 }
 
@@ -426,12 +424,18 @@ int main(int argc, char **argv)
 	if (r.exit_code >= 0)
 		return r.exit_code;
 	/* The kernel lets go of the target's threads, with no stop, when the
-	 * thread that traces them exits: this one, once a finisher takes
-	 * over. */
+	 * thread that traces them exits: this one, once a finisher is there
+	 * to take over.  Without one, each thread is stopped to be detached. */
 	r.leader = pthread_self();
 	err = pthread_create(&fin, NULL, finisher, &r);
-	if (err == 0)
+	if (err == 0) {
+		if (r.s.nthreads)
+			session_let_go(&r.s);
 		pthread_exit(NULL);
-	error_msg("warning: cannot start a thread (%s): the target stays traced until ctprof exits", strerror(err));
+	}
+	verbose_msg("cannot start a thread to write the report (%s): the target's threads are stopped to be detached",
+		    strerror(err));
+	if (r.s.nthreads)
+		session_detach(&r.s);
 	return finish(&r);
 }
