@@ -3512,8 +3512,6 @@ static void arm_for_untimed(struct sampler *sp, uint64_t *next_n, uint64_t *take
 
 		if (t->exiting)
 			continue;
-		if (t->ev_fd < 0 && t->ev_timed)
-			to_timer(sp, t);
 		if (t->ev_fd >= 0) {
 			/* Born with every signal blocked: does it block its
 			 * event's now that it runs? */
@@ -3527,8 +3525,9 @@ static void arm_for_untimed(struct sampler *sp, uint64_t *next_n, uint64_t *take
 			if (ktrigger_check(&sp->ktrig, t) == 0)
 				continue;
 			t->ev_retry_ns = now + EV_RETRY_FIRST_NS;
-			to_timer(sp, t);
 		}
+		if (t->ev_timed)
+			to_timer(sp, t);
 		/* A thread is born with every signal blocked (glibc's
 		 * pthread_create unblocks them as it starts): it is looked
 		 * at again, less and less often, until it takes one. */

@@ -282,9 +282,9 @@ void session_detach(struct session *s);
 /* Let go of every thread without a stop, and leave the process as
  * session_detach() does: the stops asked for already are waited for, and
  * their threads detached there; the calling thread, the tracer (ctprof's
- * main thread), must then exit, and the kernel lets go of the others as they are (exit_ptrace()):
- * a thread that was group-stopped stays so, one in a signal-delivery stop
- * gets its signal.  A stop asked for only to detach ends a write that waits
+ * main thread), must then exit, and the kernel lets go of the others as
+ * they are (exit_ptrace()): a thread that was group-stopped stays so, one
+ * in a signal-delivery stop gets its signal.  A stop asked for only to detach ends a write that waits
  * for room short, as any stop does. */
 void session_let_go(struct session *s);
 
