@@ -129,8 +129,8 @@ int pprof_write(FILE *f, const struct profile *p, const struct run_info *ri,
 	int64_t *values = xcalloc(2 * p->nsamples + 1, sizeof(*values));
 	int64_t period = (int64_t)(1000000000ULL / (p->frequency ? p->frequency : 1));
 	struct strtab st = { 0 };	/* strings must outlive it: literals, the profile's, comment[], foot */
-	int64_t comments[5];
-	char comment[5][300], *foot;
+	int64_t comments[6];
+	char comment[5][300], *foot, *head = NULL;
 	uint8_t *buf;
 	size_t i, len;
 	int ret;
@@ -279,6 +279,11 @@ int pprof_write(FILE *f, const struct profile *p, const struct run_info *ri,
 			 (unsigned long long)p->kernel_cpu_ns);
 		comments[prof.n_comment++] = strtab_add(&st, comment[3]);
 	}
+	/* The report's first line, where the table is wrong. */
+	if (ri ? report_header(ri) != NULL : p->header != NULL) {
+		head = prefixed("ctprof: header: ", ri ? report_header(ri) : p->header);
+		comments[prof.n_comment++] = strtab_add(&st, head);
+	}
 	if (p->timed_ns) {
 		snprintf(comment[4], sizeof(comment[4]), "ctprof: timed by the kernel, period %llu ns, kernel %s %llu ns",
 			 (unsigned long long)p->timed_ns, p->kernel_sampled ? "sampled" : "row",
@@ -298,6 +303,7 @@ int pprof_write(FILE *f, const struct profile *p, const struct run_info *ri,
 
 	free(buf);
 	free(foot);
+	free(head);
 	free(st.strs);
 	free(st.hash);
 	free(maps);
@@ -760,6 +766,8 @@ int pprof_read_mem(const uint8_t *raw, size_t rawlen, const char *path, struct p
 			p->timed_ns = threads;
 			p->kernel_sampled = !strcmp(comm, "sampled");
 			p->kernel_row_ns = timed_kernel;
+		} else if (c && !strncmp(c, "ctprof: header: ", 16) && c[16]) {
+			p->header = strpool_intern(&p->strings, c + 16);
 		} else if (c && !strncmp(c, "ctprof: report: ", 16) && c[16]) {
 			p->footer = strpool_intern(&p->strings, c + 16);
 		}

@@ -84,6 +84,7 @@ struct profile {
 	uint64_t kernel_row_ns; /* ... and the rest of it in [kernel] rows */
 	bool kernel_sampled;    /* ... or its kernel-mode ticks sampled */
 	size_t threads_seen;    /* threads of the run, sampled or not; 0: unknown */
+	const char *header;     /* the run's warning before its table, or NULL */
 	const char *footer;     /* the run's "what was lost" line, or NULL */
 
 	struct pfunc *funcs;

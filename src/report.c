@@ -357,6 +357,11 @@ static void write_notes(FILE *f, const struct profile *p, const struct run_info 
 			ri->stats->short_writes, plural(ri->stats->short_writes, "write", "writes"));
 }
 
+const char *report_header(const struct run_info *ri)
+{
+	return plain_stops(ri) ? "warning: " PLAIN_WARNING : NULL;
+}
+
 char *report_footer(const struct profile *p, const struct run_info *ri)
 {
 	char lost[256], *buf = NULL;
@@ -385,6 +390,7 @@ int report_write(FILE *f, const struct profile *p, const struct run_info *ri,
 	size_t i, threads = ri ? ri->threads_seen : p->threads_seen ? p->threads_seen : p->nthreads;
 	struct pgroup *procs, *threads_of;
 	size_t nprocs, nt;
+	const char *head;
 
 	if (!oo)
 		oo = &defaults;
@@ -392,8 +398,9 @@ int report_write(FILE *f, const struct profile *p, const struct run_info *ri,
 	nprocs = profile_groups(p, false, &procs);
 	if (!threads)
 		threads = distinct_threads(p);
-	if (ri && plain_stops(ri))
-		fprintf(f, "warning: %s\n", PLAIN_WARNING);
+	head = ri ? report_header(ri) : p->header;
+	if (head)
+		fprintf(f, "%s\n", head);
 	fprintf(f, "total: %" PRIu64 " %s, %.2f s of %s at %u Hz, %zu %s",
 		fl.samples, plural(fl.samples, "sample", "samples"),
 		(double)fl.total / 1e9, p->wall ? "thread time" : "CPU", p->frequency,

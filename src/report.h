@@ -33,6 +33,10 @@ void report_lost_line(const struct run_info *ri, char *buf, size_t size);
  * 'ctprof report' to print again.  The caller frees it. */
 char *report_footer(const struct profile *p, const struct run_info *ri);
 
+/* The report's first line where the run's table is wrong (a warning that
+ * says why and how to mend it), or NULL. */
+const char *report_header(const struct run_info *ri);
+
 /* "file.c:LINE" of FILE's base name, "file.c" without a line, "?". */
 void report_location(char *buf, size_t size, const char *file, int line);
 

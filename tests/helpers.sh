@@ -25,7 +25,7 @@ cpus_of() {
 	awk '$1 == "Cpus_allowed_list:" { print $2 }' "/proc/$1/task/$2/status" 2>/dev/null
 }
 
-plan 23
+plan 24
 "$TARGETS/crunch" 30 >"$TMP/crunch.out" &
 pid=$!
 bg_started "$pid"
@@ -213,6 +213,11 @@ if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
 		grep -q '^profiler: 0 samples asked for with the thread off its CPU (0 helpers)' "$OUT"
 	check "... and its first line warns that the table is wrong, with the fix" \
 		eval 'grep -B1 "^total:" "$OUT" | head -1 | grep -q "^warning: .*stops land where each thread next left the kernel.*--trigger=perf.*CAP_PERFMON"'
+	# A pprof file keeps it for 'ctprof report'.
+	run_cmd nort_pprof setpriv --bounding-set -sys_nice --inh-caps -sys_nice \
+		"$CTPROF" ${CTPROF_ARGS:-} --trigger=timer -F 999 -o "$TMP/nort.txt" -o "$TMP/nort.pb.gz" -- "$TARGETS/crunch" 1
+	check "... which its pprof file keeps: 'ctprof report' of it starts with the same line" \
+		eval 'grep -q "^warning:" "$TMP/nort.txt" && "$CTPROF" report "$TMP/nort.pb.gz" | head -1 | cmp -s - <(head -1 "$TMP/nort.txt")'
 	# By default, the same user gets the kernel-timed trigger instead.
 	run_cmd nort_auto setpriv --bounding-set -sys_nice --inh-caps -sys_nice \
 		"$CTPROF" ${CTPROF_ARGS:-} -F 999 -v -- "$TARGETS/crunch" 1
@@ -227,6 +232,7 @@ else
 	skip "no real-time priority: the report says where its stops land" "needs root and setpriv to drop CAP_SYS_NICE"
 	skip "... and -v that it ran without a helper" "needs root and setpriv to drop CAP_SYS_NICE"
 	skip "... and its first line warns that the table is wrong, with the fix" "needs root and setpriv to drop CAP_SYS_NICE"
+	skip "... which its pprof file keeps: 'ctprof report' of it starts with the same line" "needs root and setpriv to drop CAP_SYS_NICE"
 	skip "no real-time priority, no --trigger: the perf trigger, and no warning" "needs root and setpriv to drop CAP_SYS_NICE"
 fi
 finish
