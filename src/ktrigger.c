@@ -73,12 +73,14 @@ static int open_event(pid_t tid, uint64_t period_ns)
 #define RING_CHAIN_MAX 127
 
 /* The kernel-mode twin of open_event(): no signal, each tick a sample in
- * a ring, with the user registers and stack (perf record's way). */
-static int open_kernel_event(pid_t tid, uint64_t period_ns)
+ * a ring, with the user registers and stack (perf record's way).  Its
+ * first period into *FIRST. */
+static int open_kernel_event(pid_t tid, uint64_t period_ns, uint64_t *first)
 {
 	struct perf_event_attr a;
 
 	clock_attr(&a, period_ns);
+	*first = a.sample_period;
 	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
 			PERF_SAMPLE_STACK_USER;
 	a.exclude_callchain_user = 1;
@@ -91,7 +93,8 @@ static int open_kernel_event(pid_t tid, uint64_t period_ns)
 
 int ktrigger_probe_kernel(pid_t tid)
 {
-	int fd = open_kernel_event(tid, 1000000);
+	uint64_t first;
+	int fd = open_kernel_event(tid, 1000000, &first);
 
 	if (fd < 0)
 		return -errno;
@@ -103,6 +106,7 @@ int ktrigger_probe_kernel(pid_t tid)
 static void open_ring(struct ktrigger *k, struct thread *t)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), len = page * (1 + KTRIGGER_RING_PAGES);
+	uint64_t first;
 	void *map;
 	int fd;
 
@@ -112,7 +116,7 @@ static void open_ring(struct ktrigger *k, struct thread *t)
 		k->rings_refused++;
 		return;
 	}
-	fd = open_kernel_event(t->tid, k->period_ns);
+	fd = open_kernel_event(t->tid, k->period_ns, &first);
 	if (fd < 0) {
 		k->rings_refused++;
 		return;
@@ -125,6 +129,8 @@ static void open_ring(struct ktrigger *k, struct thread *t)
 	}
 	t->kr_fd = fd;
 	t->kr_full = false;
+	t->kr_first_ns = first;
+	t->kr_short_end = 0;
 	t->kr_map = map;
 	t->kr_len = len;
 	t->kr_used = true;
@@ -158,7 +164,7 @@ unsigned ktrigger_drain(struct ktrigger *k, struct thread *t, ktrigger_sample_fn
 				 8 * (RING_CHAIN_MAX + 2)];
 	struct perf_event_mmap_page *mp;
 	const unsigned char *data;
-	uint64_t head, tail, size;
+	uint64_t head, tail, size, at;
 	unsigned n = 0;
 
 	if (t->kr_fd < 0)
@@ -175,6 +181,7 @@ unsigned ktrigger_drain(struct ktrigger *k, struct thread *t, ktrigger_sample_fn
 		if (h.size < sizeof(h) || h.size > sizeof(rec))
 			break;
 		ring_copy(data, size, tail, rec, h.size);
+		at = tail;
 		tail += h.size;
 		if (h.type == PERF_RECORD_LOST && h.size >= sizeof(h) + 16) {
 			uint64_t lost;
@@ -183,10 +190,25 @@ unsigned ktrigger_drain(struct ktrigger *k, struct thread *t, ktrigger_sample_fn
 			k->ring_lost += lost;
 		} else if (h.type == PERF_RECORD_SAMPLE) {
 			const unsigned char *p = rec + sizeof(h) + 8, *end = rec + h.size;
-			uint64_t abi, regs[24], ssize = 0, dyn = 0, chain;
+			uint64_t abi, regs[24], ssize = 0, dyn = 0, chain, ns = k->period_ns;
 			struct user_regs_struct r;
 			unsigned nr = 0;
 			bool in_signal = false;
+
+			/* What the sample stands for: the first, at a random
+			 * point of the period, one whole period (first_period());
+			 * those after it until the whole period is set, as the
+			 * first is read (the ring is read well after), each the
+			 * first period again; the rest, a whole period.  (A
+			 * task-clock sample's PERF_SAMPLE_PERIOD stays the first
+			 * period: it cannot tell.) */
+			if (!t->kr_full) {
+				ktrigger_full_period(k, t->kr_fd);
+				t->kr_full = true;
+				t->kr_short_end = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
+			} else if (at < t->kr_short_end) {
+				ns = t->kr_first_ns;
+			}
 
 			/* The kernel's call chain: a tick in ctprof's own
 			 * stops is not the program's. */
@@ -232,11 +254,7 @@ unsigned ktrigger_drain(struct ktrigger *k, struct thread *t, ktrigger_sample_fn
 			r.r8 = regs[10]; r.r9 = regs[11]; r.r10 = regs[12]; r.r11 = regs[13];
 			r.r12 = regs[14]; r.r13 = regs[15]; r.r14 = regs[16]; r.r15 = regs[17];
 			r.orig_rax = (unsigned long long)-1;
-			if (!t->kr_full) {
-				ktrigger_full_period(k, t->kr_fd);
-				t->kr_full = true;
-			}
-			fn(arg, t, &r, p, (size_t)dyn);
+			fn(arg, t, &r, p, (size_t)dyn, ns);
 			n++;
 		}
 	}

@@ -92,9 +92,10 @@ int ktrigger_probe_kernel(pid_t tid);
 int ktrigger_find_stop_code(struct ktrigger *k);
 
 /* A kernel-mode tick read from a ring: the user registers and the copy of
- * the user stack (from R->rsp, LEN bytes) of that moment, of thread T. */
+ * the user stack (from R->rsp, LEN bytes) of that moment, of thread T,
+ * standing for NS of its CPU time. */
 typedef void (*ktrigger_sample_fn)(void *arg, struct thread *t, const struct user_regs_struct *r,
-				   const unsigned char *stack, size_t len);
+				   const unsigned char *stack, size_t len, uint64_t ns);
 
 /* Hand every sample in T's ring to FN, and free their room.  Returns how
  * many. */

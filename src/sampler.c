@@ -994,9 +994,9 @@ static struct capture *capture_timed(void *arg, struct thread *t)
 }
 
 /* A kernel-mode tick from thread T's ring (ktrigger_drain()): a sample of
- * one period, where it entered the kernel, with no stop. */
+ * the CPU time NS it stands for, where it entered the kernel, with no stop. */
 static void capture_kernel(void *arg, struct thread *t, const struct user_regs_struct *r,
-			   const unsigned char *stack, size_t len)
+			   const unsigned char *stack, size_t len, uint64_t ns)
 {
 	struct sampler *sp = arg;
 	struct target *tgt = t->proc->priv;
@@ -1010,7 +1010,7 @@ static void capture_kernel(void *arg, struct thread *t, const struct user_regs_s
 	c->blocked = c->woke = c->held = c->pending = c->sigret = c->at_handler = false;
 	c->waited = c->slices = 0;
 	c->ticks = 1;
-	c->ns = sp->ktrig.period_ns;
+	c->ns = ns;
 	if (len > sp->stack_size)
 		len = sp->stack_size;
 	memcpy(c->stack, stack, len);

@@ -76,6 +76,9 @@ struct thread {
 	size_t kr_len;
 	bool kr_used;           /* ... it had one: its kernel time is sampled */
 	bool ev_full, kr_full;  /* its event's and ring's period is whole */
+	uint64_t kr_first_ns;   /* its ring's first period */
+	uint64_t kr_short_end;  /* ... the ring's records before this offset
+	                         * came at that period (kr_full set since) */
 	unsigned ev_sigs;       /* ... every signal its event was routed to,
 	                         * as bits 1 << sig */
 	uint64_t ev_check_ns;   /* ... when to see if it blocks the signal
