@@ -395,6 +395,7 @@ int ktrigger_open(struct ktrigger *k, struct thread *t, bool check_mask)
 	t->ev_fd = t->ev_num = fd;
 	t->ev_timed = true;
 	t->ev_full = false;
+	t->ev_look_count = t->ev_sampled_count = t->ev_lag = 0;
 	i = t->ev_sig == SIGWINCH ? 0 : 1;
 	k->opened++;
 	k->by_signal[i]++;
@@ -422,6 +423,13 @@ int ktrigger_check(struct ktrigger *k, struct thread *t)
 	ktrigger_close(k, t);
 	k->unroutable++;
 	return -EAGAIN;
+}
+
+uint64_t ktrigger_count(const struct thread *t)
+{
+	uint64_t v;
+
+	return t->ev_fd >= 0 && read(t->ev_fd, &v, sizeof(v)) == (ssize_t)sizeof(v) ? v : 0;
 }
 
 bool ktrigger_stuck(const struct thread *t)

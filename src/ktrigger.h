@@ -77,6 +77,9 @@ int ktrigger_open(struct ktrigger *k, struct thread *t, bool check_mask);
  * left to the timer).  0, or -EAGAIN if closed. */
 int ktrigger_check(struct ktrigger *k, struct thread *t);
 
+/* T's event's count: its CPU time since the event opened, 0 if unread. */
+uint64_t ktrigger_count(const struct thread *t);
+
 /* Does T hold a signal of its event that it blocks (pending, and queued
  * for T alone)?  Taking it needs its mask changed (session.c). */
 bool ktrigger_stuck(const struct thread *t);

@@ -50,6 +50,11 @@
  * its mask looked at this long after its birth (glibc unblocks them as
  * the thread starts, within microseconds). */
 #define EV_CHECK_NS 2000000ULL
+/* ... and one that blocks it later (a worker in a long section) is seen
+ * to: no sample in this long, its event's count past three periods, its
+ * signal pending and blocked.  A read of each thread's count, a look at
+ * its mask only for one that ran unsampled. */
+#define EV_LOOK_NS 100000000ULL
 #define EV_RETRY_MAX_NS 1000000000ULL
 /* How long a tick waits for an interrupted thread to stop. */
 #define STOP_TIMEOUT_NS 100000000ULL
@@ -203,15 +208,21 @@ static void run_known(struct thread *t)
  * the time given, 0 if none. */
 static uint64_t settle(struct sampler *sp, struct thread *t)
 {
-	uint64_t w;
+	uint64_t w, end = t->run_mark;
 
 	run_known(t);
-	if (t->run_mark <= t->run_ns || !t->unsettled)
+	/* Timed by its event again (the perf trigger): the timer's samples,
+	 * one that landed late included, stand for its time up to then, the
+	 * event's for the rest. */
+	if (t->ev_timed && t->ev_run0 < end)
+		end = t->ev_run0;
+	if (!t->unsettled || (end <= t->run_ns && !t->ev_timed))
 		return 0;
-	w = t->run_mark - t->run_ns;
+	w = end > t->run_ns ? end - t->run_ns : 0;
 	if (!stacks_settle(&sp->stacks, t->proc->pid, t->tid, w))
 		return 0;
-	t->run_ns = t->run_mark;
+	if (end > t->run_ns)
+		t->run_ns = end;
 	t->unsettled = 0;
 	return w;
 }
@@ -3491,10 +3502,41 @@ static void stop_trigger(struct sampler *sp)
  * timer's samples'. */
 static void to_timer(struct sampler *sp, struct thread *t)
 {
+	/* Seen to block it (ev_unsampled()): its time since it was last
+	 * seen sampled is neither its event's nor the kernel's. */
+	t->ev_run0 += t->ev_lag;
 	kernel_row(sp, t);
+	run_known(t);
 	if (thread_sched(t) == 0)
-		t->run_ns = t->run_mark;
+		t->run_ns = t->run_mark > t->ev_lag ? t->run_mark - t->ev_lag : 0;
+	t->ev_lag = 0;
 	t->ev_timed = false;
+}
+
+/* The perf trigger: thread T ran three periods without a sample since it
+ * was last looked at, EV_LOOK_NS ago or more, and its event's signal is
+ * pending and blocked. */
+static bool ev_unsampled(struct sampler *sp, struct thread *t, uint64_t now)
+{
+	uint64_t count;
+	bool stuck;
+
+	if (now - t->ev_look_ns < EV_LOOK_NS)
+		return false;
+	t->ev_look_ns = now;
+	count = ktrigger_count(t);
+	if (count < t->ev_look_count)
+		t->ev_look_count = t->ev_sampled_count = 0;
+	/* Its last sample came between the last look and this one: the
+	 * middle, as its count goes. */
+	if (t->ev_samples != t->ev_look_samples)
+		t->ev_sampled_count = t->ev_look_count + (count - t->ev_look_count) / 2;
+	stuck = t->ev_samples == t->ev_look_samples && count > t->ev_look_count + 3 * sp->ktrig.period_ns &&
+		ktrigger_stuck(t);
+	t->ev_look_samples = t->ev_samples;
+	t->ev_look_count = count;
+	t->ev_lag = stuck && count > t->ev_sampled_count ? count - t->ev_sampled_count : 0;
+	return stuck;
 }
 
 /* The perf trigger: the timer runs only while a thread has no event (it
@@ -3513,15 +3555,18 @@ static void arm_for_untimed(struct sampler *sp, uint64_t *next_n, uint64_t *take
 		if (t->exiting)
 			continue;
 		if (t->ev_fd >= 0) {
-			/* Born with every signal blocked: does it block its
-			 * event's now that it runs? */
-			if (!t->ev_check_ns)
-				continue;
 			if (!now)
 				now = now_ns();
-			if (now - t->ev_check_ns < EV_CHECK_NS)
+			if (t->ev_check_ns) {
+				/* Born with every signal blocked: does it
+				 * block its event's now that it runs? */
+				if (now - t->ev_check_ns < EV_CHECK_NS)
+					continue;
+				t->ev_check_ns = 0;
+				t->ev_look_ns = now;
+			} else if (!ev_unsampled(sp, t, now)) {
 				continue;
-			t->ev_check_ns = 0;
+			}
 			if (ktrigger_check(&sp->ktrig, t) == 0)
 				continue;
 			t->ev_retry_ns = now + EV_RETRY_FIRST_NS;

@@ -83,6 +83,12 @@ struct thread {
 	                         * as bits 1 << sig */
 	uint64_t ev_check_ns;   /* ... when to see if it blocks the signal
 	                         * (born with all blocked), 0: done */
+	uint64_t ev_look_ns;    /* ... when it was last seen to take it */
+	uint64_t ev_look_count; /* ... its event's count then */
+	uint64_t ev_look_samples; /* ... and its samples */
+	uint64_t ev_sampled_count; /* ... its count when last seen sampled */
+	uint64_t ev_lag;        /* ... its CPU time since then, once it is
+	                         * seen to block the signal: the timer's */
 	int unstick;            /* at the end: taking a signal of its event
 	                         * that it blocked; 1 interrupted, 2 resumed
 	                         * with the signal unblocked */
