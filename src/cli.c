@@ -53,7 +53,8 @@ static void usage(FILE *f)
 "  -o, --output=FILE        write to FILE instead of standard output; the format\n"
 "                           follows its name: .pb.gz/.pb pprof, .folded folded\n"
 "                           stacks, .svg flame graph, anything else text;\n"
-"                           give -o several times for several files\n"
+"                           give -o several times for several files; - is\n"
+"                           standard output (with --format for a format)\n"
 "      --format=FORMAT      text, folded, pprof or svg, whatever the file names\n"
 "      --every=SECONDS      a complete profile every SECONDS, %g to %g, each -o\n"
 "                           then a pattern of names: %%t interval start (UTC),\n"
@@ -222,6 +223,10 @@ static int live_check(struct options *o)
 		error_msg("top: --format applies to the files of -o; the view is on standard output");
 		return -1;
 	}
+	if (o->stdout_output) {
+		error_msg("top: the view is on standard output; give -o a file name, not -");
+		return -1;
+	}
 	if (!o->interval)
 		o->interval = CTPROF_INTERVAL_DEFAULT;
 	return 0;
@@ -261,7 +266,7 @@ static int every_check_patterns(const struct options *o)
 {
 	unsigned i;
 
-	if (!o->noutputs) {
+	if (!o->noutputs || o->stdout_output) {
 		error_msg("--every writes a file per interval: give -o with a pattern, e.g. -o 'prof-%%t.pb.gz'");
 		return -1;
 	}
@@ -366,6 +371,11 @@ int cli_parse(int argc, char **argv, struct options *o, int *exit_code)
 				error_msg("too many outputs: at most %zu -o options", ARRAY_SIZE(o->outputs));
 				return usage_error(exit_code);
 			}
+			if (output_is_stdout(optarg) && o->stdout_output) {
+				error_msg("-o - (standard output) given twice: give it once");
+				return usage_error(exit_code);
+			}
+			o->stdout_output |= output_is_stdout(optarg);
 			o->outputs[o->noutputs++] = optarg;
 			break;
 		case 'v':

@@ -37,6 +37,7 @@ struct options {
 	unsigned frequency;     /* -F Hz */
 	const char *outputs[8]; /* -o FILE..., none: stdout */
 	unsigned noutputs;
+	bool stdout_output;     /* ... one of them is "-": stdout */
 	double every;           /* --every seconds: a file per interval, each
 	                         * -o a pattern of names (every.h); 0: off */
 	size_t stack_size;      /* --stack-size bytes copied per sample */

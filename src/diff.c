@@ -242,7 +242,7 @@ int diff_main(const struct options *o)
 		}
 		profile_demangle(&p[k]);
 	}
-	if (out_path) {
+	if (out_path && !output_is_stdout(out_path)) {
 		int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 
 		if (fd < 0 || !(f = fdopen(fd, "w"))) {
@@ -270,7 +270,7 @@ int diff_main(const struct options *o)
 	if (f != stdout && fclose(f) == EOF && ret == 0)
 		ret = -(errno ? errno : EIO);
 	if (ret < 0)
-		error_msg("cannot write to %s: %s", out_path ? out_path : "standard output", strerror(-ret));
+		error_msg("cannot write to %s: %s", f != stdout ? out_path : "standard output", strerror(-ret));
 	strpool_release(&t.strings);
 	free(t.v);
 	key3_release(&t.index);

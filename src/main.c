@@ -47,23 +47,30 @@ static int open_outputs(const struct options *o, FILE **outs)
 {
 	unsigned i;
 
-	if (!o->noutputs) {
-		if (!strcmp(writer_of(o, NULL)->name, "pprof") && isatty(STDOUT_FILENO)) {
-			error_msg("pprof output is binary: give a file with -o, e.g. -o out.pb.gz");
-			return -1;
+	for (i = 0; i < (o->noutputs ? o->noutputs : 1); i++) {
+		const char *path = o->noutputs ? o->outputs[i] : NULL;
+		int fd;
+
+		if (!path || output_is_stdout(path)) {
+			if (!strcmp(writer_of(o, path)->name, "pprof") && isatty(STDOUT_FILENO)) {
+				error_msg("pprof output is binary: give a file with -o, e.g. -o out.pb.gz");
+				while (i-- > 0)
+					if (outs[i] != stdout)
+						fclose(outs[i]);
+				return -1;
+			}
+			outs[i] = stdout;
+			continue;
 		}
-		outs[0] = stdout;
-		return 0;
-	}
-	for (i = 0; i < o->noutputs; i++) {
-		int fd = open(o->outputs[i], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 
 		if (fd < 0 || !(outs[i] = fdopen(fd, "w"))) {
-			error_msg("cannot open output '%s': %s", o->outputs[i], strerror(errno));
+			error_msg("cannot open output '%s': %s", path, strerror(errno));
 			if (fd >= 0)
 				close(fd);
 			while (i-- > 0)
-				fclose(outs[i]);
+				if (outs[i] != stdout)
+					fclose(outs[i]);
 			return -1;
 		}
 	}
@@ -85,7 +92,8 @@ static int emit(const struct options *o, FILE **outs, const struct profile *p,
 		if (outs[i] != stdout && fclose(outs[i]) == EOF && ret == 0)
 			ret = -errno;
 		if (ret < 0) {
-			error_msg("cannot write to %s: %s", path ? path : "standard output", strerror(-ret));
+			error_msg("cannot write to %s: %s", path && !output_is_stdout(path) ? path : "standard output",
+				  strerror(-ret));
 			failed = -1;
 		}
 	}
@@ -230,7 +238,7 @@ static int dump_main(const struct options *o)
 	if (out != stdout && fclose(out) == EOF && ret == 0)
 		ret = -errno;
 	if (ret < 0)
-		error_msg("cannot write to %s: %s", o->noutputs ? o->outputs[0] : "standard output",
+		error_msg("cannot write to %s: %s", out != stdout ? o->outputs[0] : "standard output",
 			  strerror(-ret));
 	profile_release(&prof);
 	sampler_release(&sp);

@@ -62,6 +62,11 @@ const struct writer *writer_for_file(const char *path)
 	return writer_find("text");
 }
 
+bool output_is_stdout(const char *path)
+{
+	return path && !strcmp(path, "-");
+}
+
 const char *writer_names(void)
 {
 	return "text, folded, pprof, svg";

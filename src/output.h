@@ -45,6 +45,8 @@ const struct writer *writer_find(const char *name);
 /* The writer a file name asks for: .pb.gz and .pb pprof, .folded folded
  * stacks, .svg a flame graph, anything else the text report. */
 const struct writer *writer_for_file(const char *path);
+/* Does -o PATH name standard output ("-")? */
+bool output_is_stdout(const char *path);
 /* The names of all writers, for messages: "text, folded, pprof, svg". */
 const char *writer_names(void);
 

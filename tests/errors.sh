@@ -42,6 +42,8 @@ expect "-F abc" 2 "invalid frequency" -F abc -- true
 expect "-F 0" 2 "invalid frequency" -F 0 -- true
 expect "-F 99999" 2 "invalid frequency" -F 99999 -- true
 expect "-d 0" 2 "invalid duration" -d 0 -- true
+expect "-o - twice" 2 "given twice" -o - -o - -- true
+expect "--every with -o -" 2 "file per interval" --every 1 -o - -- true
 expect "-d -1" 2 "invalid duration" -d -1 -- true
 expect "-d x" 2 "invalid duration" -d x -- true
 expect "-p 0" 2 "invalid pid" -p 0
@@ -56,6 +58,7 @@ expect "-p and a command" 2 "not both" -p "$spid" -- true
 check "-p and a command: pid $spid left alive, not stopped" alive_not_stopped "$spid"
 expect_top "top --top 5" 2 "--top is not an option of the live view" --top 5 -p "$spid"
 expect_top "top --tid 1" 2 "--tid is not an option of the live view" --tid 1 -p "$spid"
+expect_top "top -o -" 2 "view is on standard output" -o - -p "$spid"
 expect_top "top --format without -o" 2 "format applies to the files of -o" --format text -p "$spid"
 expect_top "top --interval 0" 2 "invalid interval" --interval 0 -p "$spid"
 expect_top "top --interval 61" 2 "invalid interval" --interval 61 -p "$spid"

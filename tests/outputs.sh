@@ -40,6 +40,12 @@ run_report folded --format folded "$TMP/frozen.pb"
 same "frozen: folded stacks, thread root frames, ';' in a name replaced" "$DATA/frozen.folded" "$OUT"
 run_report folded-nothread --no-thread -o "$TMP/f.folded" "$TMP/frozen.pb"
 same "frozen: folded stacks without thread frames (by file name)" "$DATA/frozen-nothread.folded" "$TMP/f.folded"
+cd "$TMP" || exit 1
+run_report stdout -o - -o "$TMP/both.folded" --format folded "$TMP/frozen.pb"
+cd - >/dev/null || exit 1
+same "-o -: standard output" "$DATA/frozen.folded" "$OUT"
+same "-o - beside -o FILE: the file gets the same" "$DATA/frozen.folded" "$TMP/both.folded"
+check "-o -: no file named '-'" test ! -e "$TMP/-"
 run_report pprof -o "$TMP/re.pb.gz" "$TMP/frozen.pb"
 check "frozen: pprof written" is_status 0
 gzip -t "$TMP/re.pb.gz" 2>/dev/null
