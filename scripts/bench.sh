@@ -5,7 +5,7 @@
 # programs.  Prints one Markdown report (to paste into README.md) on
 # standard output, progress on standard error.
 #
-#     scripts/bench.sh [-n N] [-p|--parts LIST] [-b|--base REV|BINARY]
+#     scripts/bench.sh [-n N] [-p|--parts LIST] [-b|--base REV|BINARY] [-t|--trigger MODE]
 #
 # --parts runs only the parts in LIST, numbers or names separated by
 # commas: 1 (or slowdown; 2's ctprof figures and 3 are those runs, so 3
@@ -20,6 +20,11 @@
 # into the temporary directory (git archive, meson, ninja; about a
 # minute).  `scripts/bench.sh -n 5 --parts 1 --base 36d66ac` compares the
 # cost of a sample with 36d66ac's in one run, each beside perf.
+#
+# --trigger gives every run of ctprof (not the base's) --trigger=MODE
+# (auto, perf or timer): `scripts/bench.sh -n 3 --parts 7 --trigger perf`
+# measures the kernel-timed trigger's accuracy where the default, as root,
+# is the timer's.
 #
 # Each figure is the median of N repetitions (default 5).  Within a
 # repetition every variant runs once, one after the other (the order
@@ -126,8 +131,9 @@ cmdline="scripts/bench.sh${*:+ $*}"
 reps=5
 parts=all
 base=
+trig=
 usage() {
-	echo "usage: scripts/bench.sh [-n N] [-p|--parts LIST] [-b|--base REV|BINARY]    (N repetitions, default 5; LIST: 1,2,4,5,6,7 or names; see --help)" >&2
+	echo "usage: scripts/bench.sh [-n N] [-p|--parts LIST] [-b|--base REV|BINARY] [-t|--trigger MODE]    (N repetitions, default 5; LIST: 1,2,4,5,6,7 or names; see --help)" >&2
 	exit 2
 }
 while [ $# -gt 0 ]; do
@@ -138,11 +144,14 @@ while [ $# -gt 0 ]; do
 	--parts=*) parts=${1#--parts=}; shift ;;
 	-b|--base) [ $# -ge 2 ] || usage; base=$2; shift 2 ;;
 	--base=*) base=${1#--base=}; shift ;;
+	-t|--trigger) [ $# -ge 2 ] || usage; trig=$2; shift 2 ;;
+	--trigger=*) trig=${1#--trigger=}; shift ;;
 	-h|--help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) usage ;;
 	esac
 done
 case $reps in ''|*[!0-9]*) usage ;; esac
+case $trig in ''|auto|perf|timer) ;; *) usage ;; esac
 [ "$reps" -ge 1 ] || usage
 # A binary named from where the script was started (it runs from the top
 # of the source tree).
@@ -302,6 +311,9 @@ case $rc in
    say "ctprof has no --unwinder option: libunwind is its only backend; libdw rows are n/a" ;;
 *) die "ctprof -- true failed (exit $rc): can ctprof trace here?" ;;
 esac
+# --trigger rides on the unwinder's option, which every run of ctprof has.
+trigopt=${trig:+--trigger=$trig}
+for k in "${!unwopt[@]}"; do unwopt[$k]="${unwopt[$k]:+${unwopt[$k]} }$trigopt"; done
 has() { [ -n "${unwopt[$1]+set}" ]; }
 
 # -------------------------------------------------------------- helpers --
@@ -349,9 +361,9 @@ wallclock() {
 	local kernel mode
 	for mode in wall oncpu; do
 		if [ $mode = wall ]; then
-			run 60 "$ctprof" --wall -F 99 -v -o "$tmp/idle.txt" -- "$idlers" 500 5
+			run 60 "$ctprof" $trigopt --wall -F 99 -v -o "$tmp/idle.txt" -- "$idlers" 500 5
 		else
-			run 60 "$ctprof" -F 99 -v -o "$tmp/idle.txt" -- "$idlers" 500 5
+			run 60 "$ctprof" $trigopt -F 99 -v -o "$tmp/idle.txt" -- "$idlers" 500 5
 		fi
 		ctstats idle.$mode "$tmp/idle.txt"
 		put idle.$mode.cpu_per_tick "$(awk -v c="$(tail -1 "$res/idle.$mode.cpu_ms")" -v t="$last_ticks" 'BEGIN { printf "%.1f", c * 1000 / t }')"
@@ -363,10 +375,10 @@ wallclock() {
 			put idle.stops_per_thread "$(div "$(cut -d' ' -f1 "$tmp/w")" 501)"
 		fi
 	done
-	run 60 "$ctprof" --weight=cputime -F 99 -o "$tmp/burst.txt" -- "$cpuburst" 200
+	run 60 "$ctprof" $trigopt --weight=cputime -F 99 -o "$tmp/burst.txt" -- "$cpuburst" 200
 	kernel=$(awk '$1 == "cpuburst:" { print $3 / 1e9 }' "$tmp/out")
 	put burst.weighted "$(div "$(awk '/samples weighted by CPU time/ { for (i = 1; i < NF; i++) if ($(i + 1) == "s" && $(i + 2) == "in") { print $i; exit } }' "$tmp/burst.txt")" "$kernel")"
-	run 60 "$ctprof" --weight=samples -F 99 -o "$tmp/burst.txt" -- "$cpuburst" 200
+	run 60 "$ctprof" $trigopt --weight=samples -F 99 -o "$tmp/burst.txt" -- "$cpuburst" 200
 	kernel=$(awk '$1 == "cpuburst:" { print $3 / 1e9 }' "$tmp/out")
 	put burst.plain "$(div "$(awk '$1 == "total:" { print $2 / 99; exit }' "$tmp/burst.txt")" "$kernel")"
 	run 60 perf record -q -c 10101010 -e cpu-clock -o "$tmp/burst.data" -- "$cpuburst" 200

@@ -43,7 +43,11 @@ perf samples taken in the kernel are charged to the first user-space frame
 of their call chain (the instruction that made the system call or took the
 fault), as ctprof charges them: it sees user space only.  A perf sample with
 no user-space frame is [kernel, no user frame].  Without call chains
-(perf record without -g), kernel samples can only be that.
+(perf record without -g), kernel samples can only be that.  ctprof's
+kernel-mode samples (its perf trigger, where the kernel allows them) have a
+[kernel] leaf under the frame that entered the kernel: they are charged to
+that frame too.  A [kernel] frame with nothing under it (a thread's kernel
+time where kernel samples are not allowed) stays [kernel].
 
 Output
 ------
@@ -530,6 +534,10 @@ def ctprof_profile(path, value_type, res, cums):
                 k = res.key(mod, off if depth == 0 else off - 1, fnames[-1] if fnames else None)
             keys.append((k, fnames))
             res.note(k, 'ctprof', fnames[-1] if fnames else None)
+        # A kernel-mode sample's [kernel] leaf: the frame above it entered
+        # the kernel, and perf's are charged there (perf_profile()).
+        if len(keys) > 1 and stack[0][0] is None and keys[0][1] and keys[0][1][-1] == '[kernel]':
+            keys = keys[1:]
         if keys:
             self_c[keys[0][0]] = self_c.get(keys[0][0], 0) + count
         for c in cums:
