@@ -3567,8 +3567,13 @@ static void arm_for_untimed(struct sampler *sp, uint64_t *next_n, uint64_t *take
 			} else if (!ev_unsampled(sp, t, now)) {
 				continue;
 			}
-			if (ktrigger_check(&sp->ktrig, t) == 0)
+			if (ktrigger_check(&sp->ktrig, t) == 0) {
+				/* It keeps its event: a lag measured for a
+				 * move that did not happen must not be taken
+				 * off a later one. */
+				t->ev_lag = 0;
 				continue;
+			}
 			t->ev_retry_ns = now + EV_RETRY_FIRST_NS;
 		}
 		if (t->ev_timed)
