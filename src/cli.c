@@ -41,9 +41,11 @@ static void usage(FILE *f)
 "                           equally among its samples of each second; or\n"
 "                           samples: each counts one period (--wall: always)\n"
 "      --trigger=TRIGGER    what times the samples: perf, each thread's CPU-time\n"
-"                           event, which stops it where it runs; timer, a\n"
-"                           tick that stops the running threads; auto (default):\n"
-"                           timer with a real-time priority, else perf\n"
+"                           event, its samples into a ring, no stop; perf-stop,\n"
+"                           the same event stops the thread where it runs;\n"
+"                           timer, a tick that stops the running threads;\n"
+"                           auto (default): timer with a real-time priority,\n"
+"                           else perf\n"
 "      --stack-size=BYTES   stack bytes copied per sample, 1k to 1m (default 64k)\n"
 "      --max-frames=N       frames unwound per sample, %d to %d (default %d)\n"
 "      --unwinder=NAME      libunwind or libdw (default %s)\n"
@@ -467,8 +469,9 @@ int cli_parse(int argc, char **argv, struct options *o, int *exit_code)
 			o->weight = optarg;
 			break;
 		case OPT_TRIGGER:
-			if (strcmp(optarg, "auto") && strcmp(optarg, "perf") && strcmp(optarg, "timer")) {
-				error_msg("invalid trigger '%s': expected auto, perf or timer", optarg);
+			if (strcmp(optarg, "auto") && strcmp(optarg, "perf") && strcmp(optarg, "perf-stop") &&
+			    strcmp(optarg, "timer")) {
+				error_msg("invalid trigger '%s': expected auto, perf, perf-stop or timer", optarg);
 				return usage_error(exit_code);
 			}
 			o->trigger = strcmp(optarg, "auto") ? optarg : NULL;
@@ -582,7 +585,7 @@ int cli_parse(int argc, char **argv, struct options *o, int *exit_code)
 		error_msg("nothing to profile: give -p PID or a command; see 'ctprof --help'");
 		return usage_error(exit_code);
 	}
-	if (o->wall && o->trigger && !strcmp(o->trigger, "perf")) {
+	if (o->wall && o->trigger && !strncmp(o->trigger, "perf", 4)) {
 		error_msg("--wall samples blocked threads too, at the timer's ticks: give --trigger=timer or leave it out");
 		return usage_error(exit_code);
 	}

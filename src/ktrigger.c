@@ -72,21 +72,25 @@ static int open_event(pid_t tid, uint64_t period_ns)
 /* The kernel frames a ring sample keeps (perf_event_max_stack's default). */
 #define RING_CHAIN_MAX 127
 
-/* The kernel-mode twin of open_event(): no signal, each tick a sample in
- * a ring, with the user registers and stack (perf record's way).  Its
- * first period into *FIRST. */
-static int open_kernel_event(pid_t tid, uint64_t period_ns, uint64_t *first)
+/* An event with no signal: each tick a sample in a ring, with the user
+ * registers and stack (perf record's way); kernel-mode ticks only
+ * (beside open_event()'s), or with USER user-mode ticks too, and kernel
+ * ones if KERNEL.  Kernel-mode samples carry the kernel's call chain
+ * (ktrigger_drain()).  Its first period into *FIRST. */
+static int open_ring_event(pid_t tid, uint64_t period_ns, bool user, bool kernel, uint64_t *first)
 {
 	struct perf_event_attr a;
 
 	clock_attr(&a, period_ns);
 	*first = a.sample_period;
-	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
-			PERF_SAMPLE_STACK_USER;
+	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	if (kernel)
+		a.sample_type |= PERF_SAMPLE_CALLCHAIN;
 	a.exclude_callchain_user = 1;
 	a.sample_regs_user = RING_REGS;
 	a.sample_stack_user = KTRIGGER_RING_STACK;
-	a.exclude_user = 1;
+	a.exclude_user = !user;
+	a.exclude_kernel = !kernel;
 	a.remove_on_exec = 1;
 	return (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
@@ -94,7 +98,7 @@ static int open_kernel_event(pid_t tid, uint64_t period_ns, uint64_t *first)
 int ktrigger_probe_kernel(pid_t tid)
 {
 	uint64_t first;
-	int fd = open_kernel_event(tid, 1000000, &first);
+	int fd = open_ring_event(tid, 1000000, false, true, &first);
 
 	if (fd < 0)
 		return -errno;
@@ -102,30 +106,33 @@ int ktrigger_probe_kernel(pid_t tid)
 	return 0;
 }
 
-/* Give T a kernel-mode ring, if it may have one. */
-static void open_ring(struct ktrigger *k, struct thread *t)
+/* Give T a ring, if it may have one: of its kernel-mode ticks, or with
+ * USER of all its ticks.  0, or -1. */
+static int open_ring(struct ktrigger *k, struct thread *t, bool user)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), len = page * (1 + KTRIGGER_RING_PAGES);
 	uint64_t first;
 	void *map;
 	int fd;
 
-	if (!k->kernel || t->kr_fd >= 0)
-		return;
+	if (t->kr_fd >= 0)
+		return 0;
 	if (k->rings >= KTRIGGER_RINGS_MAX) {
 		k->rings_refused++;
-		return;
+		return -1;
 	}
-	fd = open_kernel_event(t->tid, k->period_ns, &first);
+	fd = open_ring_event(t->tid, k->period_ns, user, k->kernel, &first);
 	if (fd < 0) {
 		k->rings_refused++;
-		return;
+		return -1;
 	}
+	/* Locked memory: an unprivileged user has perf_event_mlock_kb a
+	 * CPU and RLIMIT_MEMLOCK for all its rings. */
 	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED) {
 		close(fd);
 		k->rings_refused++;
-		return;
+		return -1;
 	}
 	t->kr_fd = fd;
 	t->kr_full = false;
@@ -133,8 +140,9 @@ static void open_ring(struct ktrigger *k, struct thread *t)
 	t->kr_short_end = 0;
 	t->kr_map = map;
 	t->kr_len = len;
-	t->kr_used = true;
+	t->kr_used = k->kernel;
 	k->rings++;
+	return 0;
 }
 
 static void close_ring(struct ktrigger *k, struct thread *t)
@@ -143,6 +151,8 @@ static void close_ring(struct ktrigger *k, struct thread *t)
 		return;
 	munmap(t->kr_map, t->kr_len);
 	close(t->kr_fd);
+	if (t->ev_fd == t->kr_fd)
+		t->ev_fd = -1;
 	t->kr_fd = -1;
 	t->kr_map = NULL;
 	if (k && k->rings)
@@ -188,12 +198,17 @@ unsigned ktrigger_drain(struct ktrigger *k, struct thread *t, ktrigger_sample_fn
 
 			memcpy(&lost, rec + sizeof(h) + 8, sizeof(lost));
 			k->ring_lost += lost;
+			/* Their time is user mode's, not the [kernel] row's:
+			 * in no stack, it is left out of the profile. */
+			if (t->ev_fd == t->kr_fd)
+				t->ev_samples += lost;
 		} else if (h.type == PERF_RECORD_SAMPLE) {
 			const unsigned char *p = rec + sizeof(h) + 8, *end = rec + h.size;
-			uint64_t abi, regs[24], ssize = 0, dyn = 0, chain, ns = k->period_ns;
+			uint64_t abi, regs[24], ssize = 0, dyn = 0, chain = 0, ns = k->period_ns;
 			struct user_regs_struct r;
 			unsigned nr = 0;
 			bool in_signal = false;
+			bool kernel = (h.misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_USER;
 
 			/* What the sample stands for: the first, at a random
 			 * point of the period, one whole period (first_period());
@@ -212,8 +227,10 @@ unsigned ktrigger_drain(struct ktrigger *k, struct thread *t, ktrigger_sample_fn
 
 			/* The kernel's call chain: a tick in ctprof's own
 			 * stops is not the program's. */
-			memcpy(&chain, p, 8);
-			p += 8;
+			if (k->kernel) {
+				memcpy(&chain, p, 8);
+				p += 8;
+			}
 			if (chain > (uint64_t)(end - p) / 8)
 				continue;
 			for (uint64_t j = 0; j < chain && !in_signal; j++) {
@@ -254,7 +271,7 @@ unsigned ktrigger_drain(struct ktrigger *k, struct thread *t, ktrigger_sample_fn
 			r.r8 = regs[10]; r.r9 = regs[11]; r.r10 = regs[12]; r.r11 = regs[13];
 			r.r12 = regs[14]; r.r13 = regs[15]; r.r14 = regs[16]; r.r15 = regs[17];
 			r.orig_rax = (unsigned long long)-1;
-			fn(arg, t, &r, p, (size_t)dyn, ns);
+			fn(arg, t, &r, p, (size_t)dyn, ns, kernel);
 			n++;
 		}
 	}
@@ -271,33 +288,35 @@ int ktrigger_find_stop_code(struct ktrigger *k)
 		"get_signal", "ptrace_notify", "asm_sysvec_irq_work", "sysvec_irq_work",
 	};
 	FILE *f = fopen("/proc/kallsyms", "re");
-	unsigned long long a;
-	char line[256], name[128], type;
-	unsigned n = 0;
+	char line[256];
+	int open_q = -1;
 
 	if (!f)
 		return -1;
-	/* Each one's end is the next symbol's start: a first pass for the
-	 * starts, a second for the lowest address above each. */
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx %c %127s", &a, &type, name) == 3 && a)
-			for (unsigned q = 0; q < KTRIGGER_STOP_CODE; q++)
-				if (!strcmp(name, names[q]) && n < KTRIGGER_STOP_CODE) {
-					k->stop_code[n][0] = a;
-					k->stop_code[n++][1] = 0;
-				}
-	rewind(f);
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx", &a) == 1)
-			for (unsigned q = 0; q < n; q++)
-				if (a > k->stop_code[q][0] && (!k->stop_code[q][1] || a < k->stop_code[q][1]))
-					k->stop_code[q][1] = a;
-	fclose(f);
-	for (unsigned q = 0; q < n; q++)
-		if (k->stop_code[q][1])
+	/* One pass: the file lists the kernel's own symbols by address, so
+	 * a symbol ends where the next higher address starts.  Lines are
+	 * "ADDRESS TYPE NAME [MODULE]", 120000 of them: compared as text,
+	 * not scanned (sscanf made it 0.1 s of ctprof's start). */
+	while (fgets(line, sizeof(line), f)) {
+		char *end, *name;
+		unsigned long long a = strtoull(line, &end, 16);
+
+		if (open_q >= 0 && a > k->stop_code[open_q][0]) {
+			k->stop_code[open_q][1] = a;
 			k->nstop_code++;
-		else
-			k->stop_code[q][0] = 0;
+			open_q = -1;
+		}
+		if (!a || end[0] != ' ' || !end[1] || end[2] != ' ' || k->nstop_code == KTRIGGER_STOP_CODE)
+			continue;
+		name = end + 3;
+		name[strcspn(name, " \t\n")] = '\0';
+		for (unsigned q = 0; q < KTRIGGER_STOP_CODE && open_q < 0; q++)
+			if (!strcmp(name, names[q])) {
+				k->stop_code[k->nstop_code][0] = a;
+				open_q = (int)k->nstop_code;
+			}
+	}
+	fclose(f);
 	return k->nstop_code ? 0 : -1;
 }
 
@@ -367,6 +386,18 @@ int ktrigger_open(struct ktrigger *k, struct thread *t, bool check_mask)
 
 	if (t->ev_fd >= 0)
 		return 0;
+	/* A ring's samples need no signal, and no stop. */
+	if (k->user_rings && open_ring(k, t, true) == 0) {
+		t->ev_fd = t->kr_fd;
+		t->ev_num = -1;
+		t->ev_sig = 0;
+		t->ev_timed = true;
+		t->ev_full = true;
+		t->ev_look_count = t->ev_sampled_count = t->ev_lag = 0;
+		k->opened++;
+		k->by_ring++;
+		return 0;
+	}
 	/* A blocked signal is not delivered: the thread would stop only
 	 * where it unblocks it, late, or never. */
 	if (check_mask && masks(t, &pnd, &blk) < 0)
@@ -399,7 +430,15 @@ int ktrigger_open(struct ktrigger *k, struct thread *t, bool check_mask)
 	i = t->ev_sig == SIGWINCH ? 0 : 1;
 	k->opened++;
 	k->by_signal[i]++;
-	open_ring(k, t);
+	if (k->kernel) {
+		/* Looked up once, for the first thread that stops for its
+		 * samples: 30-50 ms of the kernel's formatting. */
+		if (!k->stop_code_read) {
+			k->stop_code_read = true;
+			ktrigger_find_stop_code(k);
+		}
+		open_ring(k, t, false);
+	}
 	return 0;
 }
 
@@ -416,7 +455,7 @@ int ktrigger_check(struct ktrigger *k, struct thread *t)
 {
 	uint64_t pnd, blk;
 
-	if (t->ev_fd < 0 || masks(t, &pnd, &blk) < 0 || !(blk & (1ULL << t->ev_sig)))
+	if (t->ev_fd < 0 || !t->ev_sig || masks(t, &pnd, &blk) < 0 || !(blk & (1ULL << t->ev_sig)))
 		return 0;
 	if (route(t, blk) >= 0)
 		return 0;

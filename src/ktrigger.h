@@ -42,16 +42,25 @@ struct ktrigger {
 	 * and stack of that moment, with no stop (docs/DESIGN.md, "Kernel
 	 * time"). */
 	bool kernel;            /* open them */
+	/* User-mode ticks into rings too (user_rings): each thread's one
+	 * event writes its samples, user and (with kernel) kernel mode, to
+	 * its ring, and no thread stops for a sample.  A thread whose ring
+	 * cannot be had (KTRIGGER_RINGS_MAX, locked memory) gets the
+	 * signal and its stops. */
+	bool user_rings;
+	unsigned long by_ring;  /* events opened with a ring, no signal */
 	unsigned long rings;    /* rings open now */
 	unsigned long rings_refused; /* ... not opened (the limit, memory) */
 	uint64_t ring_lost;     /* samples the kernel lost: a ring was full */
 	uint64_t stop_code[KTRIGGER_STOP_CODE][2]; /* where the kernel takes */
 	unsigned nstop_code;    /* ... ptrace stops (ktrigger_find_stop_code()) */
+	bool stop_code_read;    /* ... looked up (threads with rings alone
+	                         * stop for no sample: not needed for them) */
 	uint64_t in_signal;     /* ticks in there: ctprof's, not the program's */
 };
 
-/* The most threads given a kernel-mode ring at once, and each ring's data
- * pages and user stack bytes a sample. */
+/* The most threads given a ring at once, and each ring's data pages and
+ * user stack bytes a sample. */
 #define KTRIGGER_RINGS_MAX 64
 #define KTRIGGER_RING_PAGES 128
 #define KTRIGGER_RING_STACK 16384
@@ -64,9 +73,11 @@ struct ktrigger {
  * capabilities; ENOSYS: a seccomp filter or no perf events). */
 int ktrigger_probe(pid_t tid);
 
-/* Give thread T (traced, of process PID) an event that stops it every
- * K->period_ns of its user CPU time: T->ev_fd and T->ev_sig are set.
- * 0; -EAGAIN if T blocks every signal tried (T is then left to the
+/* Give thread T (traced, of process PID) an event that samples it every
+ * K->period_ns of its CPU time: T->ev_fd is set.  With K->user_rings,
+ * into a ring (T->kr_fd, the same event) where one can be had; else it
+ * stops T in user mode with a signal (T->ev_sig).  0; -EAGAIN if it
+ * needs a signal and T blocks every one tried (T is then left to the
  * timer); or -errno if the event could not be opened. */
 int ktrigger_open(struct ktrigger *k, struct thread *t, bool check_mask);
 
@@ -94,11 +105,11 @@ int ktrigger_probe_kernel(pid_t tid);
  * (addresses hidden by kptr_restrict). */
 int ktrigger_find_stop_code(struct ktrigger *k);
 
-/* A kernel-mode tick read from a ring: the user registers and the copy of
- * the user stack (from R->rsp, LEN bytes) of that moment, of thread T,
- * standing for NS of its CPU time. */
+/* A tick read from a ring: the user registers and the copy of the user
+ * stack (from R->rsp, LEN bytes) of that moment, of thread T, standing
+ * for NS of its CPU time; KERNEL if the tick found it in kernel mode. */
 typedef void (*ktrigger_sample_fn)(void *arg, struct thread *t, const struct user_regs_struct *r,
-				   const unsigned char *stack, size_t len, uint64_t ns);
+				   const unsigned char *stack, size_t len, uint64_t ns, bool kernel);
 
 /* Hand every sample in T's ring to FN, and free their room.  Returns how
  * many. */

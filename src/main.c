@@ -288,7 +288,8 @@ static void trace(struct run *r)
 	ret = sampler_init(sp, s, unwinder_find(o->unwinder), o->frequency, o->duration, o->stack_size, o->max_frames);
 	sp->wall = o->wall;
 	sp->cputime = o->cputime;
-	sp->trigger_opt = !o->trigger ? TRIGGER_AUTO : !strcmp(o->trigger, "perf") ? TRIGGER_PERF : TRIGGER_TIMER;
+	sp->trigger_opt = !o->trigger ? TRIGGER_AUTO : !strcmp(o->trigger, "perf") ? TRIGGER_PERF :
+			  !strcmp(o->trigger, "perf-stop") ? TRIGGER_PERF_STOP : TRIGGER_TIMER;
 	if (ret < 0) {
 		error_msg("cannot start sampling pid %d: %s", s->pid, strerror(-ret));
 	} else if (o->live && !(r->top = top_start(sp, o))) {
@@ -408,8 +409,8 @@ int main(int argc, char **argv)
 	/* Asked for, the perf trigger must be there before the target is
 	 * touched: tried on ctprof's own thread, as the kernel would judge
 	 * it for the target's (perf_event_paranoid, a seccomp filter). */
-	if (o->trigger && !strcmp(o->trigger, "perf") && (ret = ktrigger_probe(0)) < 0) {
-		error_msg("--trigger=perf: perf_event_open refused (%s); %s", strerror(-ret),
+	if (o->trigger && !strncmp(o->trigger, "perf", 4) && (ret = ktrigger_probe(0)) < 0) {
+		error_msg("--trigger=%s: perf_event_open refused (%s); %s", o->trigger, strerror(-ret),
 			  ret == -ENOSYS ? "perf events are off in this kernel or blocked by a seccomp filter (a container's): give --trigger=timer"
 					 : "kernel.perf_event_paranoid is above 2, or a security module refuses: see ctprof(1), Permissions, or give --trigger=timer");
 		return fail;

@@ -73,14 +73,16 @@ static void trigger_line(FILE *f, const struct run_info *ri)
 	const struct sampler_stats *st = ri->stats;
 
 	if (st->trigger == TRIGGER_PERF) {
-		fprintf(f, "trigger: perf: task-clock events on %lu threads (%lu by SIGWINCH, %lu by SIGURG), %lu threads that block both by the timer, %lu events refused; %" PRIu64 " samples from events, %" PRIu64 " of them late (where the thread unblocked the signal); %lu threads kept a signal pending at the end; %.2f s of CPU time in the kernel ([kernel] rows)\n",
-			st->timed_threads, st->timed_by[0], st->timed_by[1], st->untimed_threads, st->events_failed,
-			st->timed_samples, st->timed_late, st->stray_left, (double)st->kernel_row_ns / 1e9);
+		fprintf(f, "trigger: perf: task-clock events on %lu threads (%lu into rings, no stops; %lu by SIGWINCH, %lu by SIGURG), %lu threads that block both by the timer, %lu events refused; %" PRIu64 " samples from rings; %" PRIu64 " samples from stops, %" PRIu64 " of them late (where the thread unblocked the signal); %lu threads kept a signal pending at the end; %.2f s of CPU time in the kernel ([kernel] rows)\n",
+			st->timed_threads, st->ring_threads, st->timed_by[0], st->timed_by[1], st->untimed_threads,
+			st->events_failed, st->ring_samples, st->timed_samples, st->timed_late, st->stray_left,
+			(double)st->kernel_row_ns / 1e9);
 		if (st->kernel_rings)
 			fprintf(f, "trigger: kernel-mode ticks into rings: %" PRIu64 " samples, %" PRIu64 " more in ctprof's own stops (signal delivery, ptrace events; not counted), %" PRIu64 " lost to a full ring, %lu threads given no ring (more than %d, or no room)\n",
 				st->kernel_samples, st->kernel_in_stops, st->ring_lost, st->rings_refused, KTRIGGER_RINGS_MAX);
 		else
-			fprintf(f, "trigger: kernel-mode ticks not sampled (perf_event_paranoid above 1, no CAP_PERFMON): the rest of each thread's CPU time is its [kernel] row\n");
+			fprintf(f, "trigger: kernel-mode ticks not sampled (perf_event_paranoid above 1, no CAP_PERFMON): the rest of each thread's CPU time is its [kernel] row; %" PRIu64 " samples lost to a full ring, %lu threads given no ring (more than %d, or no room in locked memory)\n",
+				st->ring_lost, st->rings_refused, KTRIGGER_RINGS_MAX);
 		return;
 	}
 	fprintf(f, "trigger: timer (%s)%s%s\n",

@@ -1004,10 +1004,11 @@ static struct capture *capture_timed(void *arg, struct thread *t)
 	return c;
 }
 
-/* A kernel-mode tick from thread T's ring (ktrigger_drain()): a sample of
- * the CPU time NS it stands for, where it entered the kernel, with no stop. */
-static void capture_kernel(void *arg, struct thread *t, const struct user_regs_struct *r,
-			   const unsigned char *stack, size_t len, uint64_t ns)
+/* A tick from thread T's ring (ktrigger_drain()): a sample of the CPU
+ * time NS it stands for, with no stop; where the thread was in user mode,
+ * or for a KERNEL-mode tick where it entered the kernel. */
+static void capture_ring(void *arg, struct thread *t, const struct user_regs_struct *r,
+			 const unsigned char *stack, size_t len, uint64_t ns, bool kernel)
 {
 	struct sampler *sp = arg;
 	struct target *tgt = t->proc->priv;
@@ -1017,7 +1018,7 @@ static void capture_kernel(void *arg, struct thread *t, const struct user_regs_s
 		return;
 	c = next_capture(sp, tgt, t);
 	c->regs = *r;
-	c->in_kernel = true;
+	c->in_kernel = kernel;
 	c->blocked = c->woke = c->held = c->pending = c->sigret = c->at_handler = false;
 	c->waited = c->slices = 0;
 	c->ticks = 1;
@@ -1031,20 +1032,25 @@ static void capture_kernel(void *arg, struct thread *t, const struct user_regs_s
 	/* In a sigreturn trampoline's system call: on from the registers
 	 * its frame saved, as for a stop there. */
 	in_sigreturn(sp, tgt, c);
-	sp->stats.kernel_samples++;
+	if (kernel) {
+		sp->stats.kernel_samples++;
+	} else {
+		sp->stats.ring_samples++;
+		t->ev_samples++;
+	}
 	sp->ncaps++;
 }
 
-/* Every kernel-mode tick the threads' rings hold, into captures. */
-static void drain_kernel(struct sampler *sp)
+/* Every tick the threads' rings hold, into captures. */
+static void drain_rings(struct sampler *sp)
 {
 	struct session *s = sp->session;
 
-	if (!sp->ktrig.kernel)
+	if (!sp->ktrig.kernel && !sp->ktrig.user_rings)
 		return;
 	for (size_t i = 0; i < s->nthreads; i++)
 		if (s->threads[i].kr_fd >= 0)
-			ktrigger_drain(&sp->ktrig, &s->threads[i], capture_kernel, sp);
+			ktrigger_drain(&sp->ktrig, &s->threads[i], capture_ring, sp);
 }
 
 /* The sampler's state for process P, set up when first needed: the maps
@@ -1196,7 +1202,7 @@ static void thread_exits(void *arg, struct thread *t)
 	uint64_t key = frame_key(FRAME_MODULE_SYSCALL, FRAME_UNSAMPLED), w;
 
 	if (t->kr_fd >= 0)
-		ktrigger_drain(&sp->ktrig, t, capture_kernel, sp);
+		ktrigger_drain(&sp->ktrig, t, capture_ring, sp);
 	name_again(sp, t->proc->pid, t->tid, capture_pending(sp, t));
 	kernel_row(sp, t);
 	sp->stats.untimed_threads += sp->timed && t->ev_fd < 0;
@@ -3447,17 +3453,17 @@ static int start_trigger(struct sampler *sp)
 	err = s->nthreads ? ktrigger_probe(s->threads[0].tid) : -ESRCH;
 	if (err < 0) {
 		sp->stats.perf_error = -err;
-		return sp->trigger_opt == TRIGGER_PERF ? err : 0;
+		return sp->trigger_opt != TRIGGER_AUTO ? err : 0;
 	}
 	sp->timed = true;
 	srandom((unsigned)(now_ns() ^ (uint64_t)getpid()));
 	sp->stats.trigger = TRIGGER_PERF;
 	sp->ktrig.period_ns = sp->stats.timed_period_ns = sp->period_ns;
+	/* Samples from rings stop no thread (docs/DESIGN.md, "Rings"). */
+	sp->ktrig.user_rings = sp->trigger_opt != TRIGGER_PERF_STOP;
 	/* Kernel-mode ticks into rings where the kernel allows it; else the
 	 * [kernel] rows. */
 	sp->ktrig.kernel = ktrigger_probe_kernel(s->threads[0].tid) == 0;
-	if (sp->ktrig.kernel)
-		ktrigger_find_stop_code(&sp->ktrig);
 	sp->stats.kernel_rings = sp->ktrig.kernel;
 	for (size_t i = 0; i < s->nthreads; i++) {
 		struct thread *t = &s->threads[i];
@@ -3478,7 +3484,7 @@ static void stop_trigger(struct sampler *sp)
 
 	if (!sp->timed)
 		return;
-	drain_kernel(sp);
+	drain_rings(sp);
 	for (size_t i = 0; i < s->nthreads; i++)
 		sp->stats.untimed_threads += s->threads[i].ev_fd < 0 && !s->threads[i].exiting;
 	sp->stats.stray_left = session_close_events(s, STRAY_WAIT_NS);
@@ -3492,6 +3498,7 @@ static void stop_trigger(struct sampler *sp)
 	sp->stats.timed_by[1] = sp->ktrig.by_signal[1];
 	sp->stats.events_failed = sp->ktrig.failed;
 	sp->stats.rings_refused = sp->ktrig.rings_refused;
+	sp->stats.ring_threads = sp->ktrig.by_ring;
 	sp->stats.ring_lost = sp->ktrig.ring_lost;
 	sp->stats.kernel_in_stops = sp->ktrig.in_signal;
 }
@@ -3726,9 +3733,9 @@ int sampler_run(struct sampler *sp)
 		if (next_interval && (!until || next_interval < until))
 			until = next_interval;
 		/* Rings fill without waking ctprof: emptied at least this often. */
-		if (sp->ktrig.kernel) {
+		if (sp->ktrig.kernel || sp->ktrig.user_rings) {
 			if (now >= next_drain) {
-				drain_kernel(sp);
+				drain_rings(sp);
 				if (sp->ncaps) {
 					next_epoch(sp);
 					unwind_captures(sp);
@@ -3770,7 +3777,7 @@ int sampler_run(struct sampler *sp)
 				s->other_ns += now_ns() - woke - (s->other_ns - other);
 			/* Stops that came after their tick stopped waiting,
 			 * and the perf trigger's. */
-			drain_kernel(sp);
+			drain_rings(sp);
 			if (sp->ncaps) {
 				if (sp->timed)
 					next_epoch(sp);

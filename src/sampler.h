@@ -23,7 +23,10 @@
 enum trigger {
 	TRIGGER_AUTO,           /* perf where ctprof has no real-time
 	                         * priority, else the timer */
-	TRIGGER_PERF,           /* each thread's task-clock event (ktrigger.h) */
+	TRIGGER_PERF,           /* each thread's task-clock event (ktrigger.h),
+	                         * into a ring where it can have one */
+	TRIGGER_PERF_STOP,      /* ... every sample a stop, no rings of
+	                         * user-mode ticks */
 	TRIGGER_TIMER,          /* the timerfd tick: choose, interrupt */
 };
 
@@ -163,6 +166,8 @@ struct sampler_stats {
 	uint64_t kernel_in_stops;       /* ... ticks in ctprof's own stops,
 	                                 * not counted */
 	unsigned long rings_refused;    /* threads given no ring (the limit) */
+	unsigned long ring_threads;     /* threads sampled by their ring alone */
+	uint64_t ring_samples;          /* ... its user-mode samples */
 	uint64_t ring_lost;             /* samples lost to a full ring */
 };
 

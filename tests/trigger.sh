@@ -1,16 +1,17 @@
 #!/bin/bash
-# trigger: --trigger=perf and --trigger=timer, each as root (as CI runs)
+# trigger: --trigger=perf (rings), perf-stop (a stop each sample) and
+# timer, each as root (as CI runs)
 # and as an unprivileged user (ctprof-test, created with useradd if it is
 # missing, ctprof run through setpriv), each check in each mode the
 # machine allows.  Where perf_event_open is refused, ctprof --trigger=perf
-# exits 1 (attached) or 125 (launched) saying so: that mode's checks are
-# skipped with its reason, not failed.
+# (or perf-stop) exits 1 (attached) or 125 (launched) saying so: those
+# modes' checks are skipped with its reason, not failed.
 #
 # urgcount has a SIGURG handler of its own that counts its calls, sends
 # itself a few SIGURGs, and runs three busy threads: main_work, a worker
-# that blocks every signal once it has started (blocked_work: the perf
-# trigger must leave it to the timer) and one that blocks them in short
-# sections (crit_work).  Launched and attached, its handler must have run
+# that blocks every signal once it has started (blocked_work: perf-stop
+# must leave it to the timer; rings need no signal) and one that blocks
+# them in short sections (crit_work).  Launched and attached, its handler must have run
 # exactly once per SIGURG it sent: a signal of ctprof's that reached it
 # counts one too many, one of its own that ctprof took for its event's
 # one too few.  It counts SIGWINCH too, which it never sends itself: the
@@ -26,7 +27,7 @@
 # the signals (late), so crit_inside's own share is only shown.
 # Attached, the target must be left running, not stopped and not traced.
 #
-# With the perf trigger: ctprof SIGKILLed at a random moment 20-300 ms
+# With perf and perf-stop: ctprof SIGKILLed at a random moment 20-300 ms
 # after it was started to attach to urgcount, $ROUNDS times: after each
 # the target must be alive, not stopped and untraced; at the end, with
 # SIGTERM, it must exit 0 with its SIGURG handler run no less often than
@@ -100,7 +101,7 @@ as_priv() {
 # perf_event_open is refused (status 1 or 125, stderr naming it); then
 # PERF_WHY says so, and the user's later perf runs are skipped.
 perf_refused() {
-	[ "$1" = perf ] && { [ "$RC" = 1 ] || [ "$RC" = 125 ]; } &&
+	[ "${1%-stop}" = perf ] && { [ "$RC" = 1 ] || [ "$RC" = 125 ]; } &&
 		grep -q perf_event_open "$ERR" || return 1
 	PERF_WHY=$(grep -m1 perf_event_open "$ERR")
 }
@@ -114,11 +115,12 @@ skips() {
 	done
 }
 
-# trigger_ran MODE [FILE]: -v's trigger line names MODE (perf: with its
-# count of samples from events).
+# trigger_ran MODE [FILE]: -v's trigger line names MODE (perf: with
+# samples from rings; perf-stop: from stops).
 trigger_ran() {
 	case $1 in
-	perf) grep -Eq '^trigger: perf.* [0-9]+ samples from events' "${2:-$OUT}" ;;
+	perf) grep -Eq '^trigger: perf.* [1-9][0-9]* samples from rings' "${2:-$OUT}" ;;
+	perf-stop) grep -Eq '^trigger: perf.* [1-9][0-9]* samples from stops' "${2:-$OUT}" ;;
 	*) grep -q "^trigger: $1" "${2:-$OUT}" ;;
 	esac || { diag "no 'trigger: $1' line: $(grep '^trigger:' "${2:-$OUT}" | cut -c1-200)"; return 1; }
 }
@@ -205,7 +207,7 @@ attached() {
 
 # ---- ctprof SIGKILLed ----
 sigkills() {
-	local p=$1 what="$1 perf" pid r ct bad=0 h s w
+	local p=$1 mode=$2 what="$1 $2" pid r ct bad=0 h s w
 	local d=("$what: $ROUNDS SIGKILLs of ctprof, urgcount alive, not stopped and untraced after each"
 		"$what: urgcount exits 0 on SIGTERM, no SIGURG of its own lost, at most 3 strays a kill")
 	"${AS[@]}" "$TARGETS/urgcount" 0 5 >"$TMP/killed-$p.target" 2>&1 &
@@ -213,13 +215,13 @@ sigkills() {
 	bg_started "$pid"
 	sleep 0.2
 	for r in $(seq "$ROUNDS"); do
-		"${AS[@]}" "$CTPROF" ${CTPROF_ARGS:-} --trigger=perf -F 999 -p "$pid" >"$TMP/killed-$p.out" 2>"$TMP/killed-$p.err" &
+		"${AS[@]}" "$CTPROF" ${CTPROF_ARGS:-} --trigger="$mode" -F 999 -p "$pid" >"$TMP/killed-$p.out" 2>"$TMP/killed-$p.err" &
 		ct=$!
 		sleep "0.$(printf '%03d' $((20 + RANDOM % 281)))"
 		kill -KILL "$ct" 2>/dev/null
 		wait "$ct" 2>/dev/null
 		RC=$?
-		if [ "$r" = 1 ] && OUT=$TMP/killed-$p.out ERR=$TMP/killed-$p.err perf_refused perf; then
+		if [ "$r" = 1 ] && OUT=$TMP/killed-$p.out ERR=$TMP/killed-$p.err perf_refused "$mode"; then
 			skips "$PERF_WHY" "${d[@]}"
 			kill -TERM "$pid" 2>/dev/null
 			wait_child "$pid" 10
@@ -249,23 +251,25 @@ for p in "${privs[@]}"; do
 		skip "$p: every check" "$WHY_ALL"
 		continue
 	fi
-	for mode in perf timer; do
+	for mode in perf perf-stop timer; do
 		launched "$p" "$mode"
-		if [ "$mode" = perf ] && [ -n "$PERF_WHY" ]; then
-			skip "$p perf attached: every check" "$PERF_WHY"
+		if [ "$mode" != timer ] && [ -n "$PERF_WHY" ]; then
+			skip "$p $mode attached: every check" "$PERF_WHY"
 		elif [ -n "$WHY_ATTACH" ]; then
 			skip "$p $mode attached: every check" "$WHY_ATTACH"
 		else
 			attached "$p" "$mode"
 		fi
 	done
-	if [ -n "$PERF_WHY" ]; then
-		skip "$p perf: SIGKILLs of ctprof attached" "$PERF_WHY"
-	elif [ -n "$WHY_ATTACH" ]; then
-		skip "$p perf: SIGKILLs of ctprof attached" "$WHY_ATTACH"
-	else
-		sigkills "$p"
-	fi
+	for mode in perf perf-stop; do
+		if [ -n "$PERF_WHY" ]; then
+			skip "$p $mode: SIGKILLs of ctprof attached" "$PERF_WHY"
+		elif [ -n "$WHY_ATTACH" ]; then
+			skip "$p $mode: SIGKILLs of ctprof attached" "$WHY_ATTACH"
+		else
+			sigkills "$p" "$mode"
+		fi
+	done
 done
 [ -n "$user_why" ] && skip "unprivileged user $TUSER: every check" "$user_why"
 finish
