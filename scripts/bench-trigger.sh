@@ -1,6 +1,6 @@
 #!/bin/bash
-# What each way of timing ctprof's samples (--trigger=perf and
-# --trigger=timer) costs the target and how right it is, as root and as an
+# What each way of timing ctprof's samples (--trigger=perf, perf-stop and
+# timer) costs the target and how right it is, as root and as an
 # unprivileged user, beside perf record --call-graph dwarf, in one run.
 # Prints a Markdown report on standard output, progress on standard error.
 #
@@ -8,8 +8,11 @@
 #
 # Variants, each at -F 999 (and at 99 for the slowdown):
 #   bare              no profiler
-#   perf, root        ctprof --trigger=perf (kernel-timed task-clock events)
+#   perf, root        ctprof --trigger=perf (kernel-timed task-clock events,
+#                     each tick into the thread's ring, no stop)
 #   perf, user        the same as nobody (setpriv --reuid=65534 ...)
+#   perf-stop, root   ctprof --trigger=perf-stop: each tick a stop
+#   perf-stop, user   the same as nobody
 #   timer, root       ctprof --trigger=timer: real-time helper threads
 #   timer, user       the same as nobody: plain stops, no real-time priority
 #   perf record       perf record -e cpu-clock --call-graph dwarf, as root
@@ -81,22 +84,25 @@ gcc -std=gnu11 -g -O2 -pthread bench/gaps.c -o "$tmp/gaps"
 gcc -std=gnu11 -g -O2 -fomit-frame-pointer -pthread bench/workload.c -o "$tmp/workload"
 chmod 755 "$tmp"/{ctprof,selftime,gaps,workload}
 
-# pr: perf trigger, root; pu: as nobody; tr, tu: the timer; pd: perf record.
-profilers=(pr pu tr tu pd)
-declare -A label=([pr]="ctprof perf, root" [pu]="ctprof perf, user" [tr]="ctprof timer, root"
-	[tu]="ctprof timer, user" [pd]="perf record --call-graph dwarf")
-declare -A trig=([pr]=perf [pu]=perf [tr]=timer [tu]=timer)
+# pr: perf trigger, root; pu: as nobody; sr, su: perf-stop; tr, tu: the
+# timer; pd: perf record.
+profilers=(pr pu sr su tr tu pd)
+declare -A label=([pr]="ctprof perf, root" [pu]="ctprof perf, user" [sr]="ctprof perf-stop, root"
+	[su]="ctprof perf-stop, user" [tr]="ctprof timer, root" [tu]="ctprof timer, user"
+	[pd]="perf record --call-graph dwarf")
+declare -A trig=([pr]=perf [pu]=perf [sr]=perf-stop [su]=perf-stop [tr]=timer [tu]=timer)
 declare -A why=()       # VARIANT -> why it is n/a
 declare -A ran=()       # VARIANT -> its trigger: lines (first run)
 failures=()
 # The slowdown's variants, VARIANT:HZ, and the loss's: two bare runs,
 # half the others apart (their mean is the bare figure: bare runs of the
 # workload on this VM took 2.37-2.98 s one after the other).
-slow_variants=(bare:a pr:999 pr:99 pu:999 pu:99 tr:999 bare:b tr:99 tu:999 tu:99 pd:999 pd:99)
-gap_variants=(bare:a pr pu bare:b tr tu pd)
+slow_variants=(bare:a pr:999 pr:99 pu:999 pu:99 sr:999 sr:99 bare:b su:999 su:99 tr:999 tr:99 tu:999 tu:99
+	pd:999 pd:99)
+gap_variants=(bare:a pr pu sr bare:b su tr tu pd)
 nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 if ! (cd "$run" && "${nobody[@]}" sh -c 'test -x "$1" && test -x "$2" && test -w .' sh "$tmp/ctprof" "$tmp/selftime"); then
-	why[pu]="nobody cannot run $tmp/ctprof or write in $run" why[tu]=${why[pu]}
+	why[pu]="nobody cannot run $tmp/ctprof or write in $run" why[tu]=${why[pu]} why[su]=${why[pu]}
 fi
 
 # ------------------------------------------------------------- helpers --
@@ -126,8 +132,8 @@ go() {
 	rm -f "$run/ct.txt" "$tmp/perf.data"
 	case $v in
 	bare) cmd=("$@") ;;
-	pr|tr) cmd=("$tmp/ctprof" --trigger="${trig[$v]}" -F "$hz" -v -o "$run/ct.txt" -- "$@") ;;
-	pu|tu) cmd=("${nobody[@]}" "$tmp/ctprof" --trigger="${trig[$v]}" -F "$hz" -v -o "$run/ct.txt" -- "$@") ;;
+	pr|sr|tr) cmd=("$tmp/ctprof" --trigger="${trig[$v]}" -F "$hz" -v -o "$run/ct.txt" -- "$@") ;;
+	pu|su|tu) cmd=("${nobody[@]}" "$tmp/ctprof" --trigger="${trig[$v]}" -F "$hz" -v -o "$run/ct.txt" -- "$@") ;;
 	pd) cmd=(perf record -q -e cpu-clock --call-graph dwarf -F "$hz" -o "$tmp/perf.data" -- "$@") ;;
 	esac
 	(cd "$run" && exec timeout --foreground -k 10 120 "${cmd[@]}") >"$tmp/out" 2>"$tmp/err" || rc=$?
@@ -144,7 +150,7 @@ go() {
 		return 1
 	fi
 	[ -n "${trig[$v]:-}" ] || return 0
-	if ! grep -q "^trigger: ${trig[$v]}" "$run/ct.txt"; then
+	if ! grep -q "^trigger: ${trig[$v]%-stop}" "$run/ct.txt"; then
 		why[$v]="asked for --trigger=${trig[$v]}, ran: $(grep -m1 '^trigger:' "$run/ct.txt" || echo 'no trigger line')"
 		say "${label[$v]}: n/a from now on: ${why[$v]}"
 		return 1
@@ -326,7 +332,7 @@ share in fault mode); perf's is enter_kernel's children%.
 EOF
 echo "What ran:"
 echo
-for v in pr pu tr tu; do
+for v in pr pu sr su tr tu; do
 	if [ -n "${why[$v]:-}" ]; then
 		echo "- ${label[$v]}: n/a, ${why[$v]}"
 	else
