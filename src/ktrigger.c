@@ -320,6 +320,14 @@ int ktrigger_find_stop_code(struct ktrigger *k)
 	return k->nstop_code ? 0 : -1;
 }
 
+void ktrigger_disable(const struct thread *t)
+{
+	if (t->ev_fd >= 0)
+		ioctl(t->ev_fd, PERF_EVENT_IOC_DISABLE, 0);
+	if (t->kr_fd >= 0 && t->kr_fd != t->ev_fd)
+		ioctl(t->kr_fd, PERF_EVENT_IOC_DISABLE, 0);
+}
+
 void ktrigger_full_period(struct ktrigger *k, int fd)
 {
 	uint64_t p = k->period_ns;
@@ -442,8 +450,24 @@ int ktrigger_open(struct ktrigger *k, struct thread *t, bool check_mask)
 	return 0;
 }
 
+/* A sample left in a ring that closes (at an exec: the image it was taken
+ * in is gone) is not unwound, but counted as lost: a user-mode one's time
+ * is not the [kernel] row's either. */
+static void discard(void *arg, struct thread *t, const struct user_regs_struct *r,
+		    const unsigned char *stack, size_t len, uint64_t ns, bool kernel)
+{
+	struct ktrigger *k = arg;
+
+	(void)r, (void)stack, (void)len, (void)ns;
+	k->ring_lost++;
+	if (!kernel && t->ev_fd == t->kr_fd)
+		t->ev_samples++;
+}
+
 void ktrigger_close(struct ktrigger *k, struct thread *t)
 {
+	if (k && t->kr_fd >= 0)
+		ktrigger_drain(k, t, discard, k);
 	close_ring(k, t);
 	if (t->ev_fd < 0)
 		return;

@@ -112,7 +112,7 @@ typedef void (*ktrigger_sample_fn)(void *arg, struct thread *t, const struct use
 				   const unsigned char *stack, size_t len, uint64_t ns, bool kernel);
 
 /* Hand every sample in T's ring to FN, and free their room.  Returns how
- * many. */
+ * many.  (ktrigger_close() counts those still there as lost.) */
 unsigned ktrigger_drain(struct ktrigger *k, struct thread *t, ktrigger_sample_fn fn, void *arg);
 
 /* After an event's first sample: its period is the whole one from now on
@@ -123,6 +123,10 @@ void ktrigger_full_period(struct ktrigger *k, int fd);
 /* Close T's event and ring, if any.  A signal it raised before may still be
  * pending in T (ktrigger_pending()). */
 void ktrigger_close(struct ktrigger *k, struct thread *t);
+
+/* Stop T's events from counting and sampling (at the end: its rings are
+ * then emptied before they close). */
+void ktrigger_disable(const struct thread *t);
 
 /* Is the stop of T for signal SIG one of its event's?  Reads the
  * stop's siginfo: the event's signal comes with si_code POLL_* and si_fd

@@ -1011,9 +1011,15 @@ static void capture_ring(void *arg, struct thread *t, const struct user_regs_str
 			 const unsigned char *stack, size_t len, uint64_t ns, bool kernel)
 {
 	struct sampler *sp = arg;
-	struct target *tgt = t->proc->priv;
+	struct target *tgt = t->proc->priv ? t->proc->priv : target_of(sp, t->proc, NULL);
+	const struct mapping *mp;
 	struct capture *c;
+	uint64_t w;
 
+	/* A user-mode sample's time is its, not the [kernel] row's, even
+	 * one that cannot be unwound. */
+	if (!kernel)
+		t->ev_samples++;
 	if (!tgt || !len)
 		return;
 	c = next_capture(sp, tgt, t);
@@ -1028,16 +1034,24 @@ static void capture_ring(void *arg, struct thread *t, const struct user_regs_str
 	memcpy(c->stack, stack, len);
 	c->sp = r->rsp;
 	c->stack_len = len;
-	c->stack_top = 0;
+	mp = maps_find(&tgt->maps, c->sp);
+	c->stack_top = mp ? mp->end : 0;
 	/* In a sigreturn trampoline's system call: on from the registers
-	 * its frame saved, as for a stop there. */
-	in_sigreturn(sp, tgt, c);
-	if (kernel) {
-		sp->stats.kernel_samples++;
-	} else {
-		sp->stats.ring_samples++;
-		t->ev_samples++;
+	 * its frame saved, as for a stop there.  Else, where the frames go
+	 * on on another stack (Go's system stack, a signal handler's
+	 * alternate one), that one is read now, after the thread has run
+	 * on: most often it has not left the code that was sampled. */
+	if (handler_entry(sp, tgt, c) && !capture_read(c, c->regs.rsp, &w, sizeof(w)))
+		copy_stack2(sp, c, c->regs.rsp);
+	if (!in_sigreturn(sp, tgt, c) && !kernel) {
+		copy_go_stack(sp, tgt, c);
+		if (!copy_go_interrupted(sp, tgt, c))
+			copy_alt_interrupted(sp, tgt, t, c);
 	}
+	if (kernel)
+		sp->stats.kernel_samples++;
+	else
+		sp->stats.ring_samples++;
 	sp->ncaps++;
 }
 
@@ -3445,9 +3459,9 @@ static int start_trigger(struct sampler *sp)
 	sp->stats.trigger = TRIGGER_TIMER;
 	if (sp->trigger_opt == TRIGGER_TIMER || sp->wall || sp->once)
 		return 0;
-	/* With a real-time priority the helpers take each CPU at the
-	 * tick, as accurate and cheaper to the target on this kind of
-	 * machine (docs/BENCHMARKS.md). */
+	/* With a real-time priority the helpers stay the default until
+	 * the rings pass every test as root (docs/DESIGN.md, "Choosing the
+	 * trigger"). */
 	if (sp->trigger_opt == TRIGGER_AUTO && sp->stats.realtime)
 		return 0;
 	err = s->nthreads ? ktrigger_probe(s->threads[0].tid) : -ESRCH;
@@ -3484,6 +3498,9 @@ static void stop_trigger(struct sampler *sp)
 
 	if (!sp->timed)
 		return;
+	/* No sample after the last read: one would be counted lost. */
+	for (size_t i = 0; i < s->nthreads; i++)
+		ktrigger_disable(&s->threads[i]);
 	drain_rings(sp);
 	for (size_t i = 0; i < s->nthreads; i++)
 		sp->stats.untimed_threads += s->threads[i].ev_fd < 0 && !s->threads[i].exiting;

@@ -32,6 +32,18 @@ check "fork: child_work is the child's (>= 35% of all)" \
 main_table >"$T/main"
 check "fork: the first table adds both up (main >= 70% cum)" ge "$(cum_pct main "$T/main")" 70
 
+# The same with the perf trigger's rings (an ordinary user's default):
+# the child's samples come from its rings, with no stop.
+run_ctprof fork-rings -f -F 199 --trigger=perf -v -- "$TARGETS/forker" 0.8
+mapfile -t pids < <(report_pids)
+parent=$(awk '$1 == "total:" { for (i = 1; i < NF; i++) if ($i == "pid") { print $(i + 1) + 0; exit } }' "$OUT")
+child=
+for p in "${pids[@]}"; do [ "$p" != "$parent" ] && child=$p; done
+process_table "${child:-none}" >"$T/child-rings"
+diag "rings: process sections ${pids[*]}; child $child: child_work $(self_pct child_work "$T/child-rings")%; $(grep '^trigger: perf' "$OUT" | head -1 | cut -c1-120)"
+check "fork, rings: two process sections, child_work the child's (>= 35%)" \
+	eval 'is_status 0 && test "${#pids[@]}" = 2 && ge "$(self_pct child_work "$T/child-rings")" 35 && grep -q "samples from rings" "$OUT"'
+
 # vfork: posix_spawn's child runs chain (another program) while spawner
 # burns its own CPU; spawner exits with chain's status.
 run_ctprof spawn -f -F 199 -- "$TARGETS/spawner" 0.8 "$TARGETS/chain" 0.8
