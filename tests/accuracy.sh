@@ -165,7 +165,7 @@ done
 for mode in syscall fault; do
 	new_tries
 	for try in 1 2 3; do
-		run_ctprof "quiet-$mode-$try" -F 999 -v -- "$TARGETS/selftime" "$mode" 3 1
+		run_ctprof "quiet-$mode-$try" --trigger=timer -F 999 -v -- "$TARGETS/selftime" "$mode" 3 1
 		DETAIL=$ERR TOUT=$OUT
 		try_done "$try" "selftime $mode after a quiet second" && break
 	done

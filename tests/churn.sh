@@ -38,7 +38,7 @@ check "no fd leaked over $(grep -o '^churn: [0-9]* threads' "$OUT" | cut -d' ' -
 # CPU-time weights (the default): what each thread ran after its last
 # sample is charged at its exit to one entry for all exited threads, not
 # one per thread, so the table does not grow with every thread started.
-run_ctprof weighted -F 999 -v --per-thread -o "$TMP/w.folded" -o "$TMP/w.txt" -- "$TARGETS/churn" 1.5
+run_ctprof weighted --trigger=timer -F 999 -v --per-thread -o "$TMP/w.folded" -o "$TMP/w.txt" -- "$TARGETS/churn" 1.5
 nthreads=$(grep -o '^churn: [0-9]* threads' "$OUT" | cut -d' ' -f2)
 check "default weights: exit 0" is_status 0
 exits=$(grep -c '\[unsampled, to exit\]' "$TMP/w.folded")

@@ -14,7 +14,7 @@ header_secs() {
 }
 
 plan 10
-run_ctprof burst --weight=cputime -F 99 -- "$TARGETS/cpuburst" 200
+run_ctprof burst --trigger=timer --weight=cputime -F 99 -- "$TARGETS/cpuburst" 200
 check "ran: exit 0" is_status 0
 kernel=$(awk '$1 == "cpuburst:" { printf "%.3f", $3 / 1e9 }' "$OUT")
 insamples=$(header_secs "in samples")
@@ -33,10 +33,10 @@ check "time after a thread's last sample is charged to [unsampled, to exit]" \
 	grep -q '\[unsampled, to exit\] .*\[ctprof\]$' "$OUT"
 
 # With --weight=samples: samples only, and a 99 Hz tick misses most bursts.
-run_ctprof plain --weight=samples -F 99 -- "$TARGETS/cpuburst" 200
+run_ctprof plain --trigger=timer --weight=samples -F 99 -- "$TARGETS/cpuburst" 200
 check "--weight=samples: the plain on-CPU header" grep -q '^on-CPU profile over [0-9.]* s; percentages are of all' "$OUT"
 # Without --weight: CPU time is the default.
-run_ctprof default -F 99 -- "$TARGETS/cpuburst" 20
+run_ctprof default --trigger=timer -F 99 -- "$TARGETS/cpuburst" 20
 check "without --weight: samples weighted by CPU time" grep -q 'samples weighted by CPU time' "$OUT"
 
 # The first tick: a helper started when its CPU was first wanted, and
@@ -53,7 +53,7 @@ if [ "$(nproc)" -ge 2 ] && taskset -c 0,1 true 2>/dev/null; then
 		pid=$!
 		bg_started "$pid"
 		sleep 0.2
-		run_cmd "first-$try" taskset -c 0 "$CTPROF" ${CTPROF_ARGS:-} -F 1 -d 1.6 -p "$pid"
+		run_cmd "first-$try" taskset -c 0 "$CTPROF" ${CTPROF_ARGS:-} --trigger=timer -F 1 -d 1.6 -p "$pid"
 		kill "$pid" 2>/dev/null
 		wait "$pid" 2>/dev/null
 		n=$(total_samples)

@@ -30,7 +30,7 @@ plan 24
 pid=$!
 bg_started "$pid"
 sleep 0.2
-"$CTPROF" -F 999 -d 20 -p "$pid" >"$TMP/ctprof.out" 2>&1 &
+"$CTPROF" --trigger=timer -F 999 -d 20 -p "$pid" >"$TMP/ctprof.out" 2>&1 &
 c=$!
 bg_started "$c"
 sleep 1
@@ -72,7 +72,7 @@ check "the target finishes correctly (every pass the same checksum)" \
 sleep 30 &
 idle=$!
 bg_started "$idle"
-run_ctprof idle -F 999 -d 2 -v -p "$idle"
+run_ctprof idle --trigger=timer -F 999 -d 2 -v -p "$idle"
 check "idle target: exit 0" is_status 0
 cpu=$(sed -n 's/^profiler: own CPU time: \([0-9.]*\) ms.*/\1/p' "$OUT")
 diag "idle target, 2 s at 999 Hz: ctprof's own CPU time $cpu ms; $(grep 'helpers)' "$OUT")"
@@ -107,14 +107,14 @@ stop_kinds() {
 # runs; selftime's
 # getppid() every few microseconds keeps its thread held, and its probes
 # are few (one only after 16 held samples in a row outside the call).
-run_ctprof quiet -F 999 -v -- "$TARGETS/bperf" 2
+run_ctprof quiet --trigger=timer -F 999 -v -- "$TARGETS/bperf" 2
 read -r held quiet other probes loud putoff < <(stop_kinds)
 diag "bperf at 999 Hz: $held held, $quiet asked while it ran (quiet), $other otherwise, $probes probes, found loud $loud times"
 check "bperf: exit 0" is_status 0
 check "... at least 90% of its stops asked for while it ran, as code that does not enter the kernel" \
 	eval '[ -n "$quiet" ] && [ $((quiet * 10)) -ge $(((held + quiet + other) * 9)) ]'
 check "... and at most 200 held" eval '[ -n "$held" ] && [ "$held" -le 200 ]'
-run_ctprof loud -F 999 -v -- "$TARGETS/selftime" syscall 2
+run_ctprof loud --trigger=timer -F 999 -v -- "$TARGETS/selftime" syscall 2
 read -r held quiet other probes loud putoff < <(stop_kinds)
 diag "selftime syscall at 999 Hz: $held held, $quiet asked while it ran (quiet), $other otherwise, $probes probes, found loud $loud times"
 check "selftime syscall: its stops held, all but 10%" \
@@ -142,7 +142,7 @@ if [ -n "$cpu_b" ] && command -v taskset >/dev/null; then
 	taskset -c "$cpu_a" dd if=/dev/zero of=/dev/null bs=4M 2>/dev/null &
 	dpid=$!
 	bg_started "$dpid"
-	run_cmd busy taskset -c "$cpu_a" "$CTPROF" ${CTPROF_ARGS:-} -F 999 -v -- \
+	run_cmd busy taskset -c "$cpu_a" "$CTPROF" ${CTPROF_ARGS:-} --trigger=timer -F 999 -v -- \
 		taskset -c "$cpu_b" "$TARGETS/selftime" syscall 2
 	kill "$dpid" 2>/dev/null
 	wait "$dpid" 2>/dev/null
@@ -162,7 +162,7 @@ printf '' >"$TMP/nostat"
 if command -v unshare >/dev/null && [ "$(id -u)" = 0 ] &&
 	unshare -m --propagation private sh -c 'mount --bind "$1" /proc/stat' sh "$TMP/nostat" 2>/dev/null; then
 	run_cmd nostat unshare -m --propagation private sh -c 'mount --bind "$1" /proc/stat && shift && exec "$@"' sh \
-		"$TMP/nostat" "$CTPROF" ${CTPROF_ARGS:-} -F 999 -v -- "$TARGETS/selftime" syscall 1
+		"$TMP/nostat" "$CTPROF" ${CTPROF_ARGS:-} --trigger=timer -F 999 -v -- "$TARGETS/selftime" syscall 1
 	delay=$(sed -n "s/.*helpers' mean delay \([0-9.]*\) us.*/\1/p" "$OUT")
 	diag "/proc/stat empty: $(grep '^ctprof: /proc/stat' "$ERR"); helpers' mean delay ${delay:-none} us"
 	check "/proc/stat unreadable: -v says so" \
@@ -185,7 +185,7 @@ fi
 spid=$!
 bg_started "$spid"
 if WAIT_SECS=5 wait_for grep -q '^rtsteal: running' "$TMP/rtsteal.out"; then
-	run_ctprof steal -F 999 -v -- "$TARGETS/selftime" syscall 3
+	run_ctprof steal --trigger=timer -F 999 -v -- "$TARGETS/selftime" syscall 3
 	read -r held quiet other probes loud putoff < <(stop_kinds)
 	diag "selftime syscall beside rtsteal: $held held, $quiet asked while it ran (quiet), $other otherwise, $putoff put off"
 	diag "$(grep '^selftime: enter_kernel' "$OUT"); cum% in the report $(cum_pct enter_kernel)"
@@ -220,7 +220,7 @@ if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
 		eval 'grep -q "^warning:" "$TMP/nort.txt" && "$CTPROF" report "$TMP/nort.pb.gz" | head -1 | cmp -s - <(head -1 "$TMP/nort.txt")'
 	# By default, the same user gets the kernel-timed trigger instead.
 	run_cmd nort_auto setpriv --bounding-set -sys_nice --inh-caps -sys_nice \
-		"$CTPROF" ${CTPROF_ARGS:-} -F 999 -v -- "$TARGETS/crunch" 1
+		"$CTPROF" ${CTPROF_ARGS:-} --trigger=timer -F 999 -v -- "$TARGETS/crunch" 1
 	if grep -q '^trigger: perf' "$OUT"; then
 		check "no real-time priority, no --trigger: the perf trigger, and no warning" \
 			eval 'is_status 0 && ! grep -q "^warning:" "$OUT" && ! grep -q "they land where it next left the kernel" "$OUT"'

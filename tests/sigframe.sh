@@ -91,7 +91,7 @@ fi
 handler_entries() {
 	sed -n 's/^profiler: unwind .*; \([0-9][0-9]*\) stops at a signal handler.*/\1/p' "$OUT"
 }
-run_ctprof sigburst -F 999 -v -- "$TARGETS/sigburst" 2
+run_ctprof sigburst --trigger=timer -F 999 -v -- "$TARGETS/sigburst" 2
 check "sigburst: ctprof exits with the target's status 0" is_status 0
 diag "on_usr1 self $(self_pct on_usr1)%, cum $(cum_pct on_usr1)%; work self $(self_pct work)%;" \
 	"$(handler_entries) stops at the handler's start"

@@ -22,7 +22,7 @@ throttle_line() {
 # a run disturbed, and the least disturbed of the runs is checked.
 best=
 for try in 1 2 3; do
-	run_ctprof "deep-$try" -F 5000 -d 1.5 -v -- "$TARGETS/deep" 3
+	run_ctprof "deep-$try" --trigger=timer -F 5000 -d 1.5 -v -- "$TARGETS/deep" 3
 	missed=$(awk '$1 == "profiler:" && $3 == "ticks," && $NF == "missed" { print $(NF - 2) }' "$OUT")
 	ticks=$(awk '$1 == "profiler:" && $3 == "ticks," && $NF == "missed" { print $2 }' "$OUT")
 	if [ -n "$missed" ] && { [ -z "$best" ] || [ "$missed" -lt "$best_missed" ]; }; then
@@ -63,7 +63,7 @@ else
 fi
 
 # The default rate: a sample's cost is far under a quarter of 10 ms.
-run_ctprof deep99 -d 1 -v -- "$TARGETS/deep" 2
+run_ctprof deep99 --trigger=timer -d 1 -v -- "$TARGETS/deep" 2
 read -r left ticks mean < <(throttle_line "$OUT")
 check "deep at 99 Hz: no tick left out, no note" \
 	eval 'is_status 0 && [ "$left" = 0 ] && [ "$ticks" -gt 0 ] && ! grep -q "^note: ctprof left out" "$OUT" && ! grep -q "ticks left out" "$ERR"'
@@ -71,7 +71,7 @@ check "deep at 99 Hz: no tick left out, no note" \
 # Three threads with work 1:2:3 on 2 CPUs: each function's share is its
 # thread's share of the CPU time by the threads' own clocks, +-20%, with
 # ticks left out.
-run_ctprof ratio3 -F 5000 -v -- "$TARGETS/ratio3"
+run_ctprof ratio3 --trigger=timer -F 5000 -v -- "$TARGETS/ratio3"
 read -r cpu1 cpu2 cpu3 < <(awk '$1 == "ratio3:" { print $3, $6, $9; exit }' "$OUT")
 read -r left ticks mean < <(throttle_line "$OUT")
 diag "ratio3 at 5000 Hz: ${left:-?} of ${ticks:-?} ticks left out; CPU time by the threads' own clocks: $cpu1, $cpu2, $cpu3 s"

@@ -31,7 +31,7 @@ figures() {
 # Launch mode: the target's 2 s hold 4 starved spells of 300 ms, in each
 # of which the watchdog gives up a sample at 100 ms and at 200 ms.
 t0=$(date +%s.%N)
-run_ctprof launch -F 999 -v -- "$TARGETS/starved" 2
+run_ctprof launch --trigger=timer -F 999 -v -- "$TARGETS/starved" 2
 elapsed=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
 if [ "$RC" = 3 ] && grep -q '^starved: cannot starve' "$OUT"; then
 	skip_all "$(sed -n 's/^starved: cannot starve: //p' "$OUT")"
@@ -56,7 +56,7 @@ bg_started "$pid"
 two_threads() { [ "$(find "/proc/$pid/task" -mindepth 1 -maxdepth 1 | wc -l)" -ge 2 ]; }
 wait_for two_threads || diag "pid $pid never had its starved thread"
 t0=$(date +%s.%N)
-run_ctprof attach -F 999 -v -d 1.5 -p "$pid"
+run_ctprof attach --trigger=timer -F 999 -v -d 1.5 -p "$pid"
 elapsed=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
 figures attach
 check "attached, ctprof exits 0" is_status 0
