@@ -38,8 +38,8 @@
 # ctprof), that variant is n/a with the reason.  Needs root, gcc, perf,
 # setpriv and a built tree (build/src/ctprof, build/tests/selftime); the
 # bench programs are compiled with gcc into a temporary directory, which
-# with the binaries copied there is readable by nobody.  About 2.3 minutes
-# a repetition on 2 CPUs (-n 3: 7 minutes).
+# with the binaries copied there is readable by nobody.  About 2.8 minutes
+# a repetition on 2 CPUs (-n 3: 8.5 minutes).
 set -eu
 cd "$(dirname "$0")/.."
 
