@@ -140,7 +140,7 @@ plan 36
 for mode in syscall fault; do
 	new_tries
 	for try in 1 2 3; do
-		run_ctprof "selftime-$mode-$try" -F 999 -- "$TARGETS/selftime" "$mode" 5
+		run_ctprof "selftime-$mode-$try" -F 999 -v -- "$TARGETS/selftime" "$mode" 5
 		DETAIL=$ERR TOUT=$OUT
 		try_done "$try" "selftime $mode" && break
 	done
@@ -190,7 +190,7 @@ if ptrace_works attach; then
 		pid=$!
 		bg_started "$pid"
 		sleep 0.5
-		run_ctprof "selftime-attached-$try" -F 999 -d 2 -p "$pid"
+		run_ctprof "selftime-attached-$try" -F 999 -v -d 2 -p "$pid"
 		report=$OUT ctprof_rc=$RC
 		wait_child "$pid" 30
 		# OUT: ctprof's report; RC: the target's exit status.

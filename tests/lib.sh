@@ -55,6 +55,17 @@ not_ok() {
 	_tap_failed=$((_tap_failed + 1))
 	echo "not ok $_tap_n - $*"
 	_dump_last_run
+	# Meson prints only a TAP test's stderr when it fails: the failure, the
+	# comments that led to it and the end of the last run's stderr go there
+	# too, so that a CI log has them.
+	{
+		printf '%s\n' "$_recent"
+		if [ -n "${ERR:-}" ] && [ -s "$ERR" ]; then
+			echo "# ---- the last 20 lines of $ERR"
+			tail -n 20 "$ERR" | sed 's/^/#   /'
+		fi
+		echo "not ok $_tap_n - $*"
+	} >&2
 }
 
 # The output of the last ctprof run, as TAP comments, once per run: a
@@ -101,9 +112,13 @@ skip_all() {
 }
 
 # diag TEXT...: TAP comment lines (shown in the test log), one for each
-# line of TEXT.
+# line of TEXT; the last 12 are kept for not_ok.
+_recent=
 diag() {
-	printf '%s\n' "$*" | sed 's/^/# /'
+	local lines
+	lines=$(printf '%s\n' "$*" | sed 's/^/# /')
+	printf '%s\n' "$lines"
+	_recent=$(printf '%s\n' "$_recent" "$lines" | sed '/^$/d' | tail -n 12)
 }
 
 # diag_file FILE: FILE's contents as TAP comments.
