@@ -106,6 +106,15 @@ int ktrigger_probe_kernel(pid_t tid)
 	return 0;
 }
 
+/* T may not have a ring: counted once a thread. */
+static int refused(struct ktrigger *k, struct thread *t)
+{
+	if (!t->kr_refused)
+		k->rings_refused++;
+	t->kr_refused = true;
+	return -1;
+}
+
 /* Give T a ring, if it may have one: of its kernel-mode ticks, or with
  * USER of all its ticks.  0, or -1. */
 static int open_ring(struct ktrigger *k, struct thread *t, bool user)
@@ -117,22 +126,17 @@ static int open_ring(struct ktrigger *k, struct thread *t, bool user)
 
 	if (t->kr_fd >= 0)
 		return 0;
-	if (k->rings >= KTRIGGER_RINGS_MAX) {
-		k->rings_refused++;
-		return -1;
-	}
+	if (k->rings >= KTRIGGER_RINGS_MAX)
+		return refused(k, t);
 	fd = open_ring_event(t->tid, k->period_ns, user, k->kernel, &first);
-	if (fd < 0) {
-		k->rings_refused++;
-		return -1;
-	}
+	if (fd < 0)
+		return refused(k, t);
 	/* Locked memory: an unprivileged user has perf_event_mlock_kb a
 	 * CPU and RLIMIT_MEMLOCK for all its rings. */
 	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED) {
 		close(fd);
-		k->rings_refused++;
-		return -1;
+		return refused(k, t);
 	}
 	t->kr_fd = fd;
 	t->kr_full = false;
@@ -200,8 +204,10 @@ unsigned ktrigger_drain(struct ktrigger *k, struct thread *t, ktrigger_sample_fn
 			k->ring_lost += lost;
 			/* Their time is user mode's, not the [kernel] row's:
 			 * in no stack, it is left out of the profile. */
-			if (t->ev_fd == t->kr_fd)
+			if (t->ev_fd == t->kr_fd) {
 				t->ev_samples += lost;
+				t->ev_user_ns += lost * k->period_ns;
+			}
 		} else if (h.type == PERF_RECORD_SAMPLE) {
 			const unsigned char *p = rec + sizeof(h) + 8, *end = rec + h.size;
 			uint64_t abi, regs[24], ssize = 0, dyn = 0, chain = 0, ns = k->period_ns;
@@ -226,14 +232,16 @@ unsigned ktrigger_drain(struct ktrigger *k, struct thread *t, ktrigger_sample_fn
 			}
 
 			/* The kernel's call chain: a tick in ctprof's own
-			 * stops is not the program's. */
+			 * stops is not the program's.  A thread sampled by
+			 * its ring alone has no such stops: its signal
+			 * deliveries are the program's own. */
 			if (k->kernel) {
 				memcpy(&chain, p, 8);
 				p += 8;
 			}
 			if (chain > (uint64_t)(end - p) / 8)
 				continue;
-			for (uint64_t j = 0; j < chain && !in_signal; j++) {
+			for (uint64_t j = 0; j < chain && !in_signal && t->ev_fd != t->kr_fd; j++) {
 				uint64_t ip;
 
 				memcpy(&ip, p + 8 * j, 8);
@@ -458,10 +466,12 @@ static void discard(void *arg, struct thread *t, const struct user_regs_struct *
 {
 	struct ktrigger *k = arg;
 
-	(void)r, (void)stack, (void)len, (void)ns;
+	(void)r, (void)stack, (void)len;
 	k->ring_lost++;
-	if (!kernel && t->ev_fd == t->kr_fd)
+	if (!kernel && t->ev_fd == t->kr_fd) {
 		t->ev_samples++;
+		t->ev_user_ns += ns;
+	}
 }
 
 void ktrigger_close(struct ktrigger *k, struct thread *t)

@@ -995,6 +995,7 @@ static struct capture *capture_timed(void *arg, struct thread *t)
 		sp->stats.timed_late++;
 	sp->stats.timed_samples++;
 	t->ev_samples++;
+	t->ev_user_ns += c->ns;
 	if (!t->ev_full) {
 		ktrigger_full_period(&sp->ktrig, t->ev_fd);
 		t->ev_full = true;
@@ -1018,8 +1019,10 @@ static void capture_ring(void *arg, struct thread *t, const struct user_regs_str
 
 	/* A user-mode sample's time is its, not the [kernel] row's, even
 	 * one that cannot be unwound. */
-	if (!kernel)
+	if (!kernel) {
 		t->ev_samples++;
+		t->ev_user_ns += ns;
+	}
 	if (!tgt || !len)
 		return;
 	c = next_capture(sp, tgt, t);
@@ -1199,12 +1202,13 @@ static void kernel_row(struct sampler *sp, struct thread *t)
 
 	if (!sp->timed || !t->ev_timed || t->kr_used || thread_sched(t) < 0)
 		return;
-	user = t->ev_samples * sp->ktrig.period_ns;
+	user = t->ev_user_ns;
 	if (t->run_mark <= t->ev_run0 + user)
 		return;
 	ns = t->run_mark - t->ev_run0 - user;
 	t->ev_run0 = t->run_mark;
 	t->ev_samples = 0;
+	t->ev_user_ns = 0;
 	stacks_add(&sp->stacks, t->proc->pid, t->tid, &key, 1, 0, ns);
 	sp->stats.kernel_row_ns += ns;
 	note_thread(sp, t->proc->pid, t->tid);

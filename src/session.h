@@ -75,6 +75,7 @@ struct thread {
 	unsigned char *kr_map;  /* ... the ring, kr_len bytes mapped */
 	size_t kr_len;
 	bool kr_used;           /* ... it had one: its kernel time is sampled */
+	bool kr_refused;        /* ... it was refused one */
 	bool ev_full, kr_full;  /* its event's and ring's period is whole */
 	uint64_t kr_first_ns;   /* its ring's first period */
 	uint64_t kr_short_end;  /* ... the ring's records before this offset
@@ -94,8 +95,9 @@ struct thread {
 	                         * with the signal unblocked */
 	uint64_t saved_mask;    /* ... its own mask meanwhile */
 	uint64_t ev_run0;       /* ... its CPU time as its event started */
-	uint64_t ev_samples;    /* ... the samples it gave since (each a
-	                         * period of its CPU in user mode) */
+	uint64_t ev_samples;    /* ... the samples it gave since */
+	uint64_t ev_user_ns;    /* ... the CPU time in user mode they stand
+	                         * for (lost ones too): not the [kernel] row's */
 	uint64_t ev_retry_ns;   /* ... blocked them all: when to look again */
 	uint64_t ev_backoff_ns; /* ... and the wait after that */
 
