@@ -233,8 +233,10 @@ bool maps_after_syscall(struct maps *m, uint64_t addr);
  * a signal handler returns to?  Read from the module file. */
 bool maps_is_sigreturn(struct maps *m, uint64_t addr);
 
-/* Where the trampoline's syscall is, from its start. */
+/* Where the trampoline's syscall is, from its start, and where it ends
+ * (a tick in rt_sigreturn, before it restored the registers). */
 #define SIGRETURN_SYSCALL 7
+#define SIGRETURN_END 9
 
 static inline struct module *maps_module(const struct maps *m, uint32_t id)
 {

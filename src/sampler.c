@@ -663,8 +663,9 @@ static bool handler_entry(struct sampler *sp, struct target *tgt, struct capture
 
 /* Is C's thread stopped in a sigreturn trampoline, its handler returned:
  * on the trampoline's first instruction (mov $15,%rax) or on its
- * syscall?  The kernel's frame is then at SP, the trampoline's address
- * popped: its ucontext first.  If so, C's sigregs become the registers
+ * syscall, or (a kernel-mode tick from a ring) in that call, before it
+ * restored the registers?  The kernel's frame is then at SP, the
+ * trampoline's address popped: its ucontext first.  If so, C's sigregs become the registers
  * the signal interrupted, which the walk goes on from, with the
  * trampoline as the leaf (the time is the signal's return, which the
  * interrupted code pays for), and true is returned.
@@ -691,7 +692,8 @@ static bool in_sigreturn(struct sampler *sp, struct target *tgt, struct capture 
 	    head[0] > 0xff || head[1] != 0)
 		return false;
 	if (!maps_is_sigreturn(&tgt->maps, rip) &&
-	    !(rip - mp->start >= SIGRETURN_SYSCALL && maps_is_sigreturn(&tgt->maps, rip - SIGRETURN_SYSCALL)))
+	    !(rip - mp->start >= SIGRETURN_SYSCALL && maps_is_sigreturn(&tgt->maps, rip - SIGRETURN_SYSCALL)) &&
+	    !(c->in_kernel && rip - mp->start >= SIGRETURN_END && maps_is_sigreturn(&tgt->maps, rip - SIGRETURN_END)))
 		return false;
 	c->sigregs = c->regs;
 	if (!unwind_sigframe_regs(c, c->regs.rsp, &c->sigregs))
