@@ -71,9 +71,18 @@ struct capture {
 	bool held;                      /* its stop was asked for with its CPU
 	                                 * held (by a helper, or the sampler) */
 	uint64_t start_ip;              /* its thread's start_ip (session.h) */
-	bool in_kernel;                 /* a kernel-mode tick from a ring: no
-	                                 * stop, the thread was in the kernel,
-	                                 * entered from these user registers */
+	bool from_ring;                 /* a tick from a ring: no stop, any
+	                                 * other stack read after the thread
+	                                 * ran on */
+	bool in_kernel;                 /* ... a kernel-mode one: the thread
+	                                 * was in the kernel, entered from
+	                                 * these user registers */
+	/* A ring's tick in Go's call of the vDSO: the user call chain by
+	 * frame pointer the kernel read at the tick (the PC first), for the
+	 * goroutine's frames, whose stack was copied only as the ring was
+	 * read (sampler.c, splice_chain()).  nchain 0: none. */
+	uint64_t *chain;
+	unsigned nchain;
 };
 
 /* Copy N bytes at ADDR from C's stack copies into BUF.  Returns false,

@@ -69,24 +69,28 @@ static int open_event(pid_t tid, uint64_t period_ns)
 		   (1ULL << PERF_REG_X86_BP) | (1ULL << PERF_REG_X86_SP) | (1ULL << PERF_REG_X86_IP) | \
 		   (1ULL << PERF_REG_X86_FLAGS) | (0xffULL << PERF_REG_X86_R8))
 
-/* The kernel frames a ring sample keeps (perf_event_max_stack's default). */
+/* The frames a ring sample's call chain keeps (perf_event_max_stack's
+ * default), and the most context marks among them. */
 #define RING_CHAIN_MAX 127
+#define RING_CONTEXTS 8
 
 /* An event with no signal: each tick a sample in a ring, with the user
  * registers and stack (perf record's way); kernel-mode ticks only
  * (beside open_event()'s), or with USER user-mode ticks too, and kernel
- * ones if KERNEL.  Kernel-mode samples carry the kernel's call chain
- * (ktrigger_drain()).  Its first period into *FIRST. */
+ * ones if KERNEL.  Kernel-mode samples carry the kernel's call chain,
+ * USER ones the user chain by frame pointer too (ktrigger_drain()).  Its
+ * first period into *FIRST. */
 static int open_ring_event(pid_t tid, uint64_t period_ns, bool user, bool kernel, uint64_t *first)
 {
 	struct perf_event_attr a;
 
 	clock_attr(&a, period_ns);
 	*first = a.sample_period;
-	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-	if (kernel)
-		a.sample_type |= PERF_SAMPLE_CALLCHAIN;
-	a.exclude_callchain_user = 1;
+	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER |
+			PERF_SAMPLE_CALLCHAIN;
+	a.sample_max_stack = RING_CHAIN_MAX;
+	a.exclude_callchain_user = !user;
+	a.exclude_callchain_kernel = !kernel;
 	a.sample_regs_user = RING_REGS;
 	a.sample_stack_user = KTRIGGER_RING_STACK;
 	a.exclude_user = !user;
@@ -175,7 +179,8 @@ static void ring_copy(const unsigned char *data, uint64_t size, uint64_t off, vo
 unsigned ktrigger_drain(struct ktrigger *k, struct thread *t, ktrigger_sample_fn fn, void *arg)
 {
 	static unsigned char rec[sizeof(struct perf_event_header) + 8 + 8 + 8 * 24 + 8 + KTRIGGER_RING_STACK + 8 +
-				 8 * (RING_CHAIN_MAX + 2)];
+				 8 * (1 + RING_CHAIN_MAX + RING_CONTEXTS)];
+	static uint64_t user_chain[KTRIGGER_USER_CHAIN];
 	struct perf_event_mmap_page *mp;
 	const unsigned char *data;
 	uint64_t head, tail, size, at;
@@ -192,11 +197,13 @@ unsigned ktrigger_drain(struct ktrigger *k, struct thread *t, ktrigger_sample_fn
 		struct perf_event_header h;
 
 		ring_copy(data, size, tail, &h, sizeof(h));
-		if (h.size < sizeof(h) || h.size > sizeof(rec))
+		if (h.size < sizeof(h))
 			break;
-		ring_copy(data, size, tail, rec, h.size);
 		at = tail;
 		tail += h.size;
+		if (h.size > sizeof(rec))
+			continue;
+		ring_copy(data, size, at, rec, h.size);
 		if (h.type == PERF_RECORD_LOST && h.size >= sizeof(h) + 16) {
 			uint64_t lost;
 
@@ -210,11 +217,13 @@ unsigned ktrigger_drain(struct ktrigger *k, struct thread *t, ktrigger_sample_fn
 			}
 		} else if (h.type == PERF_RECORD_SAMPLE) {
 			const unsigned char *p = rec + sizeof(h) + 8, *end = rec + h.size;
-			uint64_t abi, regs[24], ssize = 0, dyn = 0, chain = 0, ns = k->period_ns;
-			struct user_regs_struct r;
+			uint64_t abi, regs[24], ssize = 0, dyn = 0, chain = 0, ns = k->period_ns, ctx = 0;
+			struct ktrigger_sample s = { .kernel = (h.misc & PERF_RECORD_MISC_CPUMODE_MASK) !=
+								 PERF_RECORD_MISC_USER,
+						     .chain = user_chain };
+			struct user_regs_struct *r = &s.regs;
 			unsigned nr = 0;
 			bool in_signal = false;
-			bool kernel = (h.misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_USER;
 
 			/* What the sample stands for: the first, at a random
 			 * point of the period, one whole period (first_period());
@@ -231,22 +240,26 @@ unsigned ktrigger_drain(struct ktrigger *k, struct thread *t, ktrigger_sample_fn
 				ns = t->kr_first_ns;
 			}
 
-			/* The kernel's call chain: a tick in ctprof's own
-			 * stops is not the program's.  A thread sampled by
-			 * its ring alone has no such stops: its signal
-			 * deliveries are the program's own. */
-			if (k->kernel) {
-				memcpy(&chain, p, 8);
-				p += 8;
-			}
+			/* The call chain, kernel then user, each after its
+			 * context mark.  A kernel tick in ctprof's own stops
+			 * is not the program's.  A thread sampled by its ring
+			 * alone has no such stops: its signal deliveries are
+			 * the program's own. */
+			memcpy(&chain, p, 8);
+			p += 8;
 			if (chain > (uint64_t)(end - p) / 8)
 				continue;
-			for (uint64_t j = 0; j < chain && !in_signal && t->ev_fd != t->kr_fd; j++) {
+			for (uint64_t j = 0; j < chain; j++) {
 				uint64_t ip;
 
 				memcpy(&ip, p + 8 * j, 8);
-				for (unsigned q = 0; q < k->nstop_code; q++)
-					in_signal |= ip >= k->stop_code[q][0] && ip < k->stop_code[q][1];
+				if (ip >= (uint64_t)PERF_CONTEXT_MAX)
+					ctx = ip;
+				else if (ctx == (uint64_t)PERF_CONTEXT_USER && s.nchain < KTRIGGER_USER_CHAIN)
+					user_chain[s.nchain++] = ip;
+				else if (ctx == (uint64_t)PERF_CONTEXT_KERNEL && t->ev_fd != t->kr_fd)
+					for (unsigned q = 0; q < k->nstop_code; q++)
+						in_signal |= ip >= k->stop_code[q][0] && ip < k->stop_code[q][1];
 			}
 			p += 8 * chain;
 			if (in_signal) {
@@ -271,15 +284,17 @@ unsigned ktrigger_drain(struct ktrigger *k, struct thread *t, ktrigger_sample_fn
 			memcpy(&dyn, p + ssize, 8);
 			if (dyn > ssize)
 				dyn = ssize;
-			memset(&r, 0, sizeof(r));
 			/* The registers come in the order of their bits. */
-			r.rax = regs[0]; r.rbx = regs[1]; r.rcx = regs[2]; r.rdx = regs[3];
-			r.rsi = regs[4]; r.rdi = regs[5]; r.rbp = regs[6]; r.rsp = regs[7];
-			r.rip = regs[8]; r.eflags = regs[9];
-			r.r8 = regs[10]; r.r9 = regs[11]; r.r10 = regs[12]; r.r11 = regs[13];
-			r.r12 = regs[14]; r.r13 = regs[15]; r.r14 = regs[16]; r.r15 = regs[17];
-			r.orig_rax = (unsigned long long)-1;
-			fn(arg, t, &r, p, (size_t)dyn, ns, kernel);
+			r->rax = regs[0]; r->rbx = regs[1]; r->rcx = regs[2]; r->rdx = regs[3];
+			r->rsi = regs[4]; r->rdi = regs[5]; r->rbp = regs[6]; r->rsp = regs[7];
+			r->rip = regs[8]; r->eflags = regs[9];
+			r->r8 = regs[10]; r->r9 = regs[11]; r->r10 = regs[12]; r->r11 = regs[13];
+			r->r12 = regs[14]; r->r13 = regs[15]; r->r14 = regs[16]; r->r15 = regs[17];
+			r->orig_rax = (unsigned long long)-1;
+			s.stack = p;
+			s.len = (size_t)dyn;
+			s.ns = ns;
+			fn(arg, t, &s);
 			n++;
 		}
 	}
@@ -461,16 +476,14 @@ int ktrigger_open(struct ktrigger *k, struct thread *t, bool check_mask)
 /* A sample left in a ring that closes (at an exec: the image it was taken
  * in is gone) is not unwound, but counted as lost: a user-mode one's time
  * is not the [kernel] row's either. */
-static void discard(void *arg, struct thread *t, const struct user_regs_struct *r,
-		    const unsigned char *stack, size_t len, uint64_t ns, bool kernel)
+static void discard(void *arg, struct thread *t, const struct ktrigger_sample *s)
 {
 	struct ktrigger *k = arg;
 
-	(void)r, (void)stack, (void)len;
 	k->ring_lost++;
-	if (!kernel && t->ev_fd == t->kr_fd) {
+	if (!s->kernel && t->ev_fd == t->kr_fd) {
 		t->ev_samples++;
-		t->ev_user_ns += ns;
+		t->ev_user_ns += s->ns;
 	}
 }
 

@@ -105,11 +105,25 @@ int ktrigger_probe_kernel(pid_t tid);
  * (addresses hidden by kptr_restrict). */
 int ktrigger_find_stop_code(struct ktrigger *k);
 
-/* A tick read from a ring: the user registers and the copy of the user
- * stack (from R->rsp, LEN bytes) of that moment, of thread T, standing
- * for NS of its CPU time; KERNEL if the tick found it in kernel mode. */
-typedef void (*ktrigger_sample_fn)(void *arg, struct thread *t, const struct user_regs_struct *r,
-				   const unsigned char *stack, size_t len, uint64_t ns, bool kernel);
+/* The user call chain a ring sample keeps at most: the return addresses
+ * the kernel found by frame pointer at the tick. */
+#define KTRIGGER_USER_CHAIN 127
+
+/* A tick read from a ring, of one thread. */
+struct ktrigger_sample {
+	struct user_regs_struct regs;   /* the user registers at the tick */
+	const unsigned char *stack;     /* ... the user stack from regs.rsp */
+	size_t len;
+	uint64_t ns;                    /* the CPU time it stands for */
+	bool kernel;                    /* the tick found it in kernel mode */
+	/* The user call chain by frame pointer, the PC first: exact where
+	 * the code keeps frame pointers (Go's does), and read at the tick,
+	 * where the stack copy holds only what is above regs.rsp. */
+	const uint64_t *chain;
+	unsigned nchain;
+};
+
+typedef void (*ktrigger_sample_fn)(void *arg, struct thread *t, const struct ktrigger_sample *s);
 
 /* Hand every sample in T's ring to FN, and free their room.  Returns how
  * many.  (ktrigger_close() counts those still there as lost.) */

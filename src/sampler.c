@@ -82,6 +82,8 @@
 /* The sizes of such a stack taken for one (MINSIGSTKSZ is 2048). */
 #define ALT_STACK_MIN 2048
 #define ALT_STACK_MAX (1ULL << 30)
+/* The most captures from rings held before they are unwound. */
+#define RING_BATCH 32
 /* The unit in which a goroutine's stack is copied (copy_go_stack()). */
 #define GO_STACK_PAGE 4096ULL
 /* Bytes below the stack pointer a function may use without moving it (the
@@ -596,8 +598,8 @@ static bool copy_stack2(struct sampler *sp, struct capture *c, uint64_t from)
  * outside the copy, the stack at R12 is copied too (copy_stack2()).
  * Without it, a loop reading the clock (tests/targets/lang/clock.go) had
  * 73-80% of its stacks end at time.now or runtime.nanotime1, counted
- * failed (both unwinders). */
-static void copy_go_stack(struct sampler *sp, struct target *tgt, struct capture *c)
+ * failed (both unwinders).  True if it was copied. */
+static bool copy_go_stack(struct sampler *sp, struct target *tgt, struct capture *c)
 {
 	const struct mapping *mp = maps_find(&tgt->maps, c->regs.rip);
 	const struct module *mod = mp ? maps_module(&tgt->maps, mp->module) : NULL;
@@ -605,7 +607,7 @@ static void copy_go_stack(struct sampler *sp, struct target *tgt, struct capture
 	bool found;
 
 	if (!mod || !r12 || (r12 >= c->sp && r12 - c->sp < c->stack_len))
-		return;
+		return false;
 	found = go_vdso_call_in(tgt, mp, c->regs.rip, true);
 	if (!found && mod->path && !strcmp(mod->path, "[vdso]"))
 		for (at = c->regs.rsp; !found && at < c->regs.rsp + VDSO_SCAN; at += sizeof(w)) {
@@ -613,8 +615,10 @@ static void copy_go_stack(struct sampler *sp, struct target *tgt, struct capture
 				break;
 			found = in_go_vdso_call(tgt, w, false);
 		}
-	if (found && copy_stack2(sp, c, r12))
-		sp->stats.go_vdso_copies++;
+	if (!found || !copy_stack2(sp, c, r12))
+		return false;
+	sp->stats.go_vdso_copies++;
+	return true;
 }
 
 /* Is C's thread stopped where a signal handler starts, the kernel having
@@ -697,6 +701,16 @@ static bool in_sigreturn(struct sampler *sp, struct target *tgt, struct capture 
 		return false;
 	c->sigregs = c->regs;
 	if (!unwind_sigframe_regs(c, c->regs.rsp, &c->sigregs))
+		return false;
+	/* A ring's tick there after Go's preemption signal, whose handler
+	 * made the interrupted code seem to call asyncPreempt, its PC
+	 * pushed on the goroutine's stack: that stack is read only now,
+	 * after the thread ran on and past that word, and a walk from it
+	 * would go on from whatever is there now.  Left to fail, as perf's
+	 * walk from the signal stack does. */
+	if (c->from_ring && !capture_read(c, c->sigregs.rsp, &w, sizeof(w)) &&
+	    (mp = maps_find(&tgt->maps, c->sigregs.rip)) && mp->exec &&
+	    unwind_go_async_preempt(maps_module(&tgt->maps, mp->module), c->sigregs.rip - mp->bias))
 		return false;
 	c->sigret = true;
 	if (!capture_read(c, c->sigregs.rsp, &w, sizeof(w)))
@@ -868,7 +882,8 @@ static struct capture *next_capture(struct sampler *sp, struct target *tgt, stru
 	c->start_ip = t->start_ip;
 	c->stall_ns = 0;
 	c->stack2_len = 0;
-	c->peeked = c->in_kernel = false;
+	c->nchain = 0;
+	c->peeked = c->in_kernel = c->from_ring = false;
 	return c;
 }
 
@@ -1010,9 +1025,12 @@ static struct capture *capture_timed(void *arg, struct thread *t)
 /* A tick from thread T's ring (ktrigger_drain()): a sample of the CPU
  * time NS it stands for, with no stop; where the thread was in user mode,
  * or for a KERNEL-mode tick where it entered the kernel. */
-static void capture_ring(void *arg, struct thread *t, const struct user_regs_struct *r,
-			 const unsigned char *stack, size_t len, uint64_t ns, bool kernel)
+static void capture_ring(void *arg, struct thread *t, const struct ktrigger_sample *s)
 {
+	const struct user_regs_struct *r = &s->regs;
+	size_t len = s->len;
+	uint64_t ns = s->ns;
+	bool kernel = s->kernel;
 	struct sampler *sp = arg;
 	struct target *tgt = t->proc->priv ? t->proc->priv : target_of(sp, t->proc, NULL);
 	const struct mapping *mp;
@@ -1029,6 +1047,7 @@ static void capture_ring(void *arg, struct thread *t, const struct user_regs_str
 		return;
 	c = next_capture(sp, tgt, t);
 	c->regs = *r;
+	c->from_ring = true;
 	c->in_kernel = kernel;
 	c->blocked = c->woke = c->held = c->pending = c->sigret = c->at_handler = false;
 	c->waited = c->slices = 0;
@@ -1036,7 +1055,7 @@ static void capture_ring(void *arg, struct thread *t, const struct user_regs_str
 	c->ns = ns;
 	if (len > sp->stack_size)
 		len = sp->stack_size;
-	memcpy(c->stack, stack, len);
+	memcpy(c->stack, s->stack, len);
 	c->sp = r->rsp;
 	c->stack_len = len;
 	mp = maps_find(&tgt->maps, c->sp);
@@ -1045,11 +1064,18 @@ static void capture_ring(void *arg, struct thread *t, const struct user_regs_str
 	 * its frame saved, as for a stop there.  Else, where the frames go
 	 * on on another stack (Go's system stack, a signal handler's
 	 * alternate one), that one is read now, after the thread has run
-	 * on: most often it has not left the code that was sampled. */
+	 * on: most often it has not left the code that was sampled.  A
+	 * kernel-mode tick is taken so too, at the user registers that
+	 * entered the kernel. */
 	if (handler_entry(sp, tgt, c) && !capture_read(c, c->regs.rsp, &w, sizeof(w)))
 		copy_stack2(sp, c, c->regs.rsp);
-	if (!in_sigreturn(sp, tgt, c) && !kernel) {
-		copy_go_stack(sp, tgt, c);
+	if (!in_sigreturn(sp, tgt, c)) {
+		if (copy_go_stack(sp, tgt, c) && s->nchain) {
+			if (!c->chain)
+				c->chain = xmalloc(KTRIGGER_USER_CHAIN * sizeof(*c->chain));
+			memcpy(c->chain, s->chain, s->nchain * sizeof(*c->chain));
+			c->nchain = s->nchain;
+		}
 		if (!copy_go_interrupted(sp, tgt, c))
 			copy_alt_interrupted(sp, tgt, t, c);
 	}
@@ -1060,16 +1086,68 @@ static void capture_ring(void *arg, struct thread *t, const struct user_regs_str
 	sp->ncaps++;
 }
 
-/* Every tick the threads' rings hold, into captures. */
+static bool in_vdso(struct target *tgt, uint64_t pc)
+{
+	const struct mapping *mp = maps_find(&tgt->maps, pc);
+	const struct module *mod = mp ? maps_module(&tgt->maps, mp->module) : NULL;
+
+	return mod && mod->path && !strcmp(mod->path, "[vdso]");
+}
+
+/* A ring's tick in Go's call of the vDSO (C's chain, capture.h): the
+ * walk's frames up to the first Go one (the vDSO's, and the Go function
+ * that called it: read from the system stack the tick copied) are right;
+ * those above it came from the goroutine's stack read later, after the
+ * thread ran on (time.now's frame already gone: 23% of clock.go's
+ * samples ended there).  They are taken from the chain the kernel read
+ * by frame pointer at the tick instead, which Go keeps: after that Go
+ * frame's return address in it, or, where the vDSO had not yet pushed a
+ * frame pointer of its own and the chain skips that frame, after the
+ * vDSO's addresses.  The N frames in PCS (return addresses less one, as
+ * the walk leaves them) become at most MAX.  True if any were taken. */
+static bool splice_chain(struct target *tgt, const struct capture *c, uint64_t *pcs, unsigned *n, unsigned max)
+{
+	unsigned g = 0, j, from = 0, k;
+
+	while (g < *n && in_vdso(tgt, pcs[g]))
+		g++;
+	if (g < *n)
+		for (j = 1; j < c->nchain && !from; j++)
+			if (c->chain[j] - (g ? 1 : 0) == pcs[g])
+				from = j + 1;
+	if (!from)
+		for (from = 1; from < c->nchain && in_vdso(tgt, c->chain[from]); from++)
+			;
+	if (from >= c->nchain)
+		return false;
+	k = g < *n ? g + 1 : *n;
+	for (j = from; j < c->nchain && k < max; j++)
+		pcs[k++] = c->chain[j] - 1;
+	*n = k;
+	return true;
+}
+
+static void next_epoch(struct sampler *sp);
+static void unwind_captures(struct sampler *sp);
+
+/* Every tick the threads' rings hold, into captures, unwound RING_BATCH
+ * at a time at most: a capture holds a stack's copy, and 64 rings can
+ * hold some 2000 ticks. */
 static void drain_rings(struct sampler *sp)
 {
 	struct session *s = sp->session;
 
 	if (!sp->ktrig.kernel && !sp->ktrig.user_rings)
 		return;
-	for (size_t i = 0; i < s->nthreads; i++)
-		if (s->threads[i].kr_fd >= 0)
-			ktrigger_drain(&sp->ktrig, &s->threads[i], capture_ring, sp);
+	for (size_t i = 0; i < s->nthreads; i++) {
+		if (s->threads[i].kr_fd < 0)
+			continue;
+		ktrigger_drain(&sp->ktrig, &s->threads[i], capture_ring, sp);
+		if (sp->ncaps >= RING_BATCH) {
+			next_epoch(sp);
+			unwind_captures(sp);
+		}
+	}
 }
 
 /* The sampler's state for process P, set up when first needed: the maps
@@ -1740,6 +1818,8 @@ static void unwind_captures(struct sampler *sp)
 		}
 
 		res = sp->unwinder->walk(tgt->unwind_state, c, sp->pcs, sp->max_frames, &n, &fp);
+		if (c->nchain && splice_chain(tgt, c, sp->pcs, &n, sp->max_frames))
+			res = UNWIND_COMPLETE;
 		/* A new thread on its first instructions, just back from clone
 		 * or clone3 with the child's 0: its stack holds nothing yet,
 		 * and the CFI there is the parent's, or none (glibc ends
@@ -3974,6 +4054,7 @@ void sampler_release(struct sampler *sp)
 	for (i = 0; i < sp->capcap; i++) {
 		free(sp->caps[i].stack);
 		free(sp->caps[i].stack2);
+		free(sp->caps[i].chain);
 	}
 	free(sp->caps);
 	free(sp->shorts);
