@@ -669,10 +669,10 @@ static bool handler_entry(struct sampler *sp, struct target *tgt, struct capture
  * on the trampoline's first instruction (mov $15,%rax) or on its
  * syscall, or (a kernel-mode tick from a ring) in that call, before it
  * restored the registers?  The kernel's frame is then at SP, the
- * trampoline's address popped: its ucontext first.  If so, C's sigregs become the registers
- * the signal interrupted, which the walk goes on from, with the
- * trampoline as the leaf (the time is the signal's return, which the
- * interrupted code pays for), and true is returned.
+ * trampoline's address popped: its ucontext first.  If so, C's sigregs
+ * become the registers the signal interrupted, which the walk goes on
+ * from, with the trampoline as the leaf (the time is the signal's return,
+ * which the interrupted code pays for), and true is returned.
  *
  * Only the kernel's frame says where the thread goes back to.  glibc's
  * __restore_rt has CFI that says so, but Go's runtime.sigreturn has CFI
