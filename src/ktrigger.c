@@ -176,7 +176,7 @@ static void ring_copy(const unsigned char *data, uint64_t size, uint64_t off, vo
 	memcpy((unsigned char *)dst + first, data, n - first);
 }
 
-unsigned ktrigger_drain(struct ktrigger *k, struct thread *t, ktrigger_sample_fn fn, void *arg)
+unsigned ktrigger_drain(struct ktrigger *k, struct thread *t, ktrigger_sample_fn fn, void *arg, unsigned max)
 {
 	static unsigned char rec[sizeof(struct perf_event_header) + 8 + 8 + 8 * 24 + 8 + KTRIGGER_RING_STACK + 8 +
 				 8 * (1 + RING_CHAIN_MAX + RING_CONTEXTS)];
@@ -193,7 +193,7 @@ unsigned ktrigger_drain(struct ktrigger *k, struct thread *t, ktrigger_sample_fn
 	size = mp->data_size;
 	head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
 	tail = mp->data_tail;
-	while (tail < head) {
+	while (tail < head && (!max || n < max)) {
 		struct perf_event_header h;
 
 		ring_copy(data, size, tail, &h, sizeof(h));
@@ -298,7 +298,7 @@ unsigned ktrigger_drain(struct ktrigger *k, struct thread *t, ktrigger_sample_fn
 			n++;
 		}
 	}
-	__atomic_store_n(&mp->data_tail, head, __ATOMIC_RELEASE);
+	__atomic_store_n(&mp->data_tail, max ? tail : head, __ATOMIC_RELEASE);
 	return n;
 }
 
@@ -490,7 +490,7 @@ static void discard(void *arg, struct thread *t, const struct ktrigger_sample *s
 void ktrigger_close(struct ktrigger *k, struct thread *t)
 {
 	if (k && t->kr_fd >= 0)
-		ktrigger_drain(k, t, discard, k);
+		ktrigger_drain(k, t, discard, k, 0);
 	close_ring(k, t);
 	if (t->ev_fd < 0)
 		return;

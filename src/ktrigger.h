@@ -125,9 +125,10 @@ struct ktrigger_sample {
 
 typedef void (*ktrigger_sample_fn)(void *arg, struct thread *t, const struct ktrigger_sample *s);
 
-/* Hand every sample in T's ring to FN, and free their room.  Returns how
- * many.  (ktrigger_close() counts those still there as lost.) */
-unsigned ktrigger_drain(struct ktrigger *k, struct thread *t, ktrigger_sample_fn fn, void *arg);
+/* Hand the samples in T's ring to FN, MAX at most (0: all), and free
+ * their room.  Returns how many.  (ktrigger_close() counts those still
+ * there as lost.) */
+unsigned ktrigger_drain(struct ktrigger *k, struct thread *t, ktrigger_sample_fn fn, void *arg, unsigned max);
 
 /* After an event's first sample: its period is the whole one from now on
  * (the first was a random part of it, to sample short-lived threads

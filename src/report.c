@@ -149,7 +149,8 @@ static void verbose_lines(FILE *f, const struct run_info *ri)
 			ru.ru_maxrss);
 	}
 	fprintf(f, "profiler: priority: %s; maps read %lu times, %zu modules\n",
-		st->realtime ? "SCHED_FIFO" : "normal (no real-time priority: samples may come late on a busy machine)",
+		st->realtime ? "SCHED_FIFO" : st->trigger == TRIGGER_PERF ? "normal (the kernel times the samples)" :
+		"normal (no real-time priority: samples may come late on a busy machine)",
 		ri->maps->refreshes, ri->maps->mt->nmodules - 1);
 }
 

@@ -83,7 +83,7 @@
 #define ALT_STACK_MIN 2048
 #define ALT_STACK_MAX (1ULL << 30)
 /* The most captures from rings held before they are unwound. */
-#define RING_BATCH 32
+#define RING_BATCH 8
 /* The unit in which a goroutine's stack is copied (copy_go_stack()). */
 #define GO_STACK_PAGE 4096ULL
 /* Bytes below the stack pointer a function may use without moving it (the
@@ -1131,20 +1131,28 @@ static void next_epoch(struct sampler *sp);
 static void unwind_captures(struct sampler *sp);
 
 /* Every tick the threads' rings hold, into captures, unwound RING_BATCH
- * at a time at most: a capture holds a stack's copy, and 64 rings can
- * hold some 2000 ticks. */
+ * at a time: a capture holds a stack's copy, and 64 rings can hold some
+ * 2000 ticks, which held at once would be ctprof's heap. */
 static void drain_rings(struct sampler *sp)
 {
 	struct session *s = sp->session;
+	bool epoch = false;
 
 	if (!sp->ktrig.kernel && !sp->ktrig.user_rings)
 		return;
 	for (size_t i = 0; i < s->nthreads; i++) {
-		if (s->threads[i].kr_fd < 0)
-			continue;
-		ktrigger_drain(&sp->ktrig, &s->threads[i], capture_ring, sp);
-		if (sp->ncaps >= RING_BATCH) {
-			next_epoch(sp);
+		struct thread *t = &s->threads[i];
+
+		while (t->kr_fd >= 0) {
+			unsigned room = sp->ncaps < RING_BATCH ? RING_BATCH - (unsigned)sp->ncaps : 0;
+
+			if (room && ktrigger_drain(&sp->ktrig, t, capture_ring, sp, room) < room)
+				break;
+			/* The maps may have changed since the last drain
+			 * (once a drain: a new epoch may read them again). */
+			if (!epoch)
+				next_epoch(sp);
+			epoch = true;
 			unwind_captures(sp);
 		}
 	}
@@ -1300,7 +1308,7 @@ static void thread_exits(void *arg, struct thread *t)
 	uint64_t key = frame_key(FRAME_MODULE_SYSCALL, FRAME_UNSAMPLED), w;
 
 	if (t->kr_fd >= 0)
-		ktrigger_drain(&sp->ktrig, t, capture_ring, sp);
+		ktrigger_drain(&sp->ktrig, t, capture_ring, sp, 0);
 	name_again(sp, t->proc->pid, t->tid, capture_pending(sp, t));
 	kernel_row(sp, t);
 	sp->stats.untimed_threads += sp->timed && t->ev_fd < 0;
@@ -3386,18 +3394,17 @@ void sampler_settle(struct sampler *sp)
 /* The sampler must outrank its target: on 2 vCPUs, a woken sampler queued
  * behind a busy target sampled late (626 missed ticks) and wrong (28% where
  * the target was busy 53% of the time); with SCHED_FIFO, 8 and 54%.  Not
- * inherited by anything ctprof starts (SCHED_RESET_ON_FORK). */
-static void raise_priority(struct sampler *sp)
+ * inherited by anything ctprof starts (SCHED_RESET_ON_FORK).  0, or the
+ * errno of the nice value's refusal. */
+static int raise_priority(struct sampler *sp)
 {
 	struct sched_param p = { .sched_priority = SAMPLER_PRIO };
 
 	if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &p) == 0) {
 		sp->stats.realtime = true;
-		return;
+		return 0;
 	}
-	if (setpriority(PRIO_PROCESS, 0, -10) < 0)
-		verbose_msg("no real-time or raised priority (%s): samples may come late when all CPUs are busy",
-			    strerror(errno));
+	return setpriority(PRIO_PROCESS, 0, -10) < 0 ? errno : 0;
 }
 
 static void lower_priority(void)
@@ -3733,7 +3740,7 @@ int sampler_run(struct sampler *sp)
 	unsigned long other_stops0, signals0;
 	uint64_t other0, cpu_before, next_drain = 0;
 	bool others_woke = false;
-	int started;
+	int started, prio_err;
 	/* Tick n is at tick_time(t0, period, n). */
 	uint64_t t0 = sp->t0 = start + period, next_n = 0, taken_n = 0, late_max = period / 4;
 
@@ -3774,7 +3781,7 @@ int sampler_run(struct sampler *sp)
 		t->run_ns = t->run_first = t->sample_run = t->run_known ? t->run_mark : 0;
 	}
 	s->on_exit = thread_exits;
-	raise_priority(sp);
+	prio_err = raise_priority(sp);
 	started = start_trigger(sp);
 	if (started < 0) {
 		for (int i = 0; i < 2; i++) {
@@ -3784,6 +3791,11 @@ int sampler_run(struct sampler *sp)
 		lower_priority();
 		return started;
 	}
+	/* The perf trigger's samples are the kernel's: they do not wait
+	 * for ctprof. */
+	if (!sp->timed && prio_err)
+		verbose_msg("no real-time or raised priority (%s): samples may come late when all CPUs are busy",
+			    strerror(prio_err));
 	if (!sp->timed) {
 		start_kicking(sp, t0);
 		plan_first_holds(sp);
