@@ -83,6 +83,7 @@ static int open_event(pid_t tid, uint64_t period_ns)
 static int open_ring_event(pid_t tid, uint64_t period_ns, bool user, bool kernel, uint64_t *first)
 {
 	struct perf_event_attr a;
+	int fd;
 
 	clock_attr(&a, period_ns);
 	*first = a.sample_period;
@@ -96,7 +97,14 @@ static int open_ring_event(pid_t tid, uint64_t period_ns, bool user, bool kernel
 	a.exclude_user = !user;
 	a.exclude_kernel = !kernel;
 	a.remove_on_exec = 1;
-	return (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	/* kernel.perf_event_max_stack set below it refuses the event (no
+	 * ring at all at 64): the kernel's own depth then, which is less. */
+	if (fd < 0) {
+		a.sample_max_stack = 0;
+		fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	}
+	return fd;
 }
 
 int ktrigger_probe_kernel(pid_t tid)
@@ -176,6 +184,20 @@ static void ring_copy(const unsigned char *data, uint64_t size, uint64_t off, vo
 	memcpy((unsigned char *)dst + first, data, n - first);
 }
 
+/* A sample left in a ring that closes (at an exec: the image it was taken
+ * in is gone) is not unwound, but counted as lost: a user-mode one's time
+ * is not the [kernel] row's either. */
+static void discard(void *arg, struct thread *t, const struct ktrigger_sample *s)
+{
+	struct ktrigger *k = arg;
+
+	k->ring_lost++;
+	if (!s->kernel && t->ev_fd == t->kr_fd) {
+		t->ev_samples++;
+		t->ev_user_ns += s->ns;
+	}
+}
+
 unsigned ktrigger_drain(struct ktrigger *k, struct thread *t, ktrigger_sample_fn fn, void *arg, unsigned max)
 {
 	static unsigned char rec[sizeof(struct perf_event_header) + 8 + 8 + 8 * 24 + 8 + KTRIGGER_RING_STACK + 8 +
@@ -197,12 +219,21 @@ unsigned ktrigger_drain(struct ktrigger *k, struct thread *t, ktrigger_sample_fn
 		struct perf_event_header h;
 
 		ring_copy(data, size, tail, &h, sizeof(h));
-		if (h.size < sizeof(h))
+		if (h.size < sizeof(h)) {
+			tail = head;
 			break;
+		}
 		at = tail;
 		tail += h.size;
-		if (h.size > sizeof(rec))
+		/* Longer than a sample can be here (contexts past
+		 * RING_CONTEXTS): lost, its time a user one's or not. */
+		if (h.size > sizeof(rec)) {
+			if (h.type == PERF_RECORD_SAMPLE)
+				discard(k, t, &(struct ktrigger_sample){
+					.kernel = (h.misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_USER,
+					.ns = k->period_ns });
 			continue;
+		}
 		ring_copy(data, size, at, rec, h.size);
 		if (h.type == PERF_RECORD_LOST && h.size >= sizeof(h) + 16) {
 			uint64_t lost;
@@ -471,20 +502,6 @@ int ktrigger_open(struct ktrigger *k, struct thread *t, bool check_mask)
 		open_ring(k, t, false);
 	}
 	return 0;
-}
-
-/* A sample left in a ring that closes (at an exec: the image it was taken
- * in is gone) is not unwound, but counted as lost: a user-mode one's time
- * is not the [kernel] row's either. */
-static void discard(void *arg, struct thread *t, const struct ktrigger_sample *s)
-{
-	struct ktrigger *k = arg;
-
-	k->ring_lost++;
-	if (!s->kernel && t->ev_fd == t->kr_fd) {
-		t->ev_samples++;
-		t->ev_user_ns += s->ns;
-	}
 }
 
 void ktrigger_close(struct ktrigger *k, struct thread *t)

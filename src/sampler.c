@@ -1086,6 +1086,7 @@ static void capture_ring(void *arg, struct thread *t, const struct ktrigger_samp
 	sp->ncaps++;
 }
 
+/* Is PC in the vDSO's code? */
 static bool in_vdso(struct target *tgt, uint64_t pc)
 {
 	const struct mapping *mp = maps_find(&tgt->maps, pc);
