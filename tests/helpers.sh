@@ -220,7 +220,7 @@ if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
 		eval 'grep -q "^warning:" "$TMP/nort.txt" && "$CTPROF" report "$TMP/nort.pb.gz" | head -1 | cmp -s - <(head -1 "$TMP/nort.txt")'
 	# By default, the same user gets the kernel-timed trigger instead.
 	run_cmd nort_auto setpriv --bounding-set -sys_nice --inh-caps -sys_nice \
-		"$CTPROF" ${CTPROF_ARGS:-} --trigger=timer -F 999 -v -- "$TARGETS/crunch" 1
+		"$CTPROF" ${CTPROF_ARGS:-} -F 999 -v -- "$TARGETS/crunch" 1
 	if grep -q '^trigger: perf' "$OUT"; then
 		check "no real-time priority, no --trigger: the perf trigger, and no warning" \
 			eval 'is_status 0 && ! grep -q "^warning:" "$OUT" && ! grep -q "they land where it next left the kernel" "$OUT"'

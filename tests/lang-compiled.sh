@@ -449,10 +449,10 @@ fi
 # clocked UNWINDER [TRIGGER]: tests/targets/lang/clock.go under ctprof
 # with UNWINDER (and TRIGGER), a loop of time.Now() and time.Since().  Go
 # calls the vDSO from time.now and runtime.nanotime1 on the thread's
-# system stack, the goroutine's stack pointer in R12.  Of the samples with a vDSO frame
-# (its clock_gettime), at least 100, and >= 95% go on through time.now
-# or runtime.nanotime1 to main.readClock and main.main.  a4fb56b, which
-# took that frame's CFA from the system stack's pointer: every such
+# system stack, the goroutine's stack pointer in R12.  Of the samples with
+# a vDSO frame (its clock_gettime), at least 100, and >= 95% go on through
+# time.now or runtime.nanotime1 to main.readClock and main.main.  a4fb56b,
+# which took that frame's CFA from the system stack's pointer: every such
 # stack ended at time.now or runtime.nanotime1 (both unwinders).  From
 # the rings without the kernel's frame-pointer chain at the tick
 # (splice_chain() in src/sampler.c), 77% went on.
