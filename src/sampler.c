@@ -1134,6 +1134,22 @@ static void unwind_captures(struct sampler *sp);
 /* Every tick the threads' rings hold, into captures, unwound RING_BATCH
  * at a time: a capture holds a stack's copy, and 64 rings can hold some
  * 2000 ticks, which held at once would be ctprof's heap. */
+static void drain_thread(struct sampler *sp, struct thread *t, bool *epoch)
+{
+	while (t->kr_fd >= 0) {
+		unsigned room = sp->ncaps < RING_BATCH ? RING_BATCH - (unsigned)sp->ncaps : 0;
+
+		if (room && ktrigger_drain(&sp->ktrig, t, capture_ring, sp, room) < room)
+			break;
+		/* The maps may have changed since the last drain (once a
+		 * drain: a new epoch may read them again). */
+		if (!*epoch)
+			next_epoch(sp);
+		*epoch = true;
+		unwind_captures(sp);
+	}
+}
+
 static void drain_rings(struct sampler *sp)
 {
 	struct session *s = sp->session;
@@ -1141,22 +1157,8 @@ static void drain_rings(struct sampler *sp)
 
 	if (!sp->ktrig.kernel && !sp->ktrig.user_rings)
 		return;
-	for (size_t i = 0; i < s->nthreads; i++) {
-		struct thread *t = &s->threads[i];
-
-		while (t->kr_fd >= 0) {
-			unsigned room = sp->ncaps < RING_BATCH ? RING_BATCH - (unsigned)sp->ncaps : 0;
-
-			if (room && ktrigger_drain(&sp->ktrig, t, capture_ring, sp, room) < room)
-				break;
-			/* The maps may have changed since the last drain
-			 * (once a drain: a new epoch may read them again). */
-			if (!epoch)
-				next_epoch(sp);
-			epoch = true;
-			unwind_captures(sp);
-		}
-	}
+	for (size_t i = 0; i < s->nthreads; i++)
+		drain_thread(sp, &s->threads[i], &epoch);
 }
 
 /* The sampler's state for process P, set up when first needed: the maps
@@ -1308,8 +1310,14 @@ static void thread_exits(void *arg, struct thread *t)
 	struct sampler *sp = arg;
 	uint64_t key = frame_key(FRAME_MODULE_SYSCALL, FRAME_UNSAMPLED), w;
 
-	if (t->kr_fd >= 0)
-		ktrigger_drain(&sp->ktrig, t, capture_ring, sp, 0);
+	/* Its ring's last ticks, RING_BATCH at a time as at any drain: a
+	 * server whose threads come and go would otherwise hold a capture
+	 * a tick of each one exiting. */
+	if (t->kr_fd >= 0) {
+		bool epoch = false;
+
+		drain_thread(sp, t, &epoch);
+	}
 	name_again(sp, t->proc->pid, t->tid, capture_pending(sp, t));
 	kernel_row(sp, t);
 	sp->stats.untimed_threads += sp->timed && t->ev_fd < 0;
