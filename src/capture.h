@@ -83,6 +83,14 @@ struct capture {
 	 * read (sampler.c, splice_chain()).  nchain 0: none. */
 	uint64_t *chain;
 	unsigned nchain;
+	/* Of a tick in a Go signal handler on its own stack, where the
+	 * code the signal interrupted had its stack copied only as the ring
+	 * was read (sampler.c, copy_go_interrupted()): the registers the
+	 * signal interrupted, from the kernel's frame on the handler's
+	 * stack, copied at the tick.  The chain goes on from them
+	 * (splice_signal()). */
+	bool go_sigframe;
+	struct user_regs_struct go_sigregs;
 };
 
 /* Copy N bytes at ADDR from C's stack copies into BUF.  Returns false,

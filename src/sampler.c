@@ -759,8 +759,11 @@ static bool copy_go_interrupted(struct sampler *sp, struct target *tgt, struct c
 		if (w != ret)
 			continue;
 		r = c->regs;
-		if (unwind_sigframe_regs(c, c->sp + off + sizeof(w), &r) &&
-		    !capture_read(c, r.rsp, &w, sizeof(w)) && copy_stack2(sp, c, r.rsp))
+		if (!unwind_sigframe_regs(c, c->sp + off + sizeof(w), &r))
+			break;
+		c->go_sigframe = true;
+		c->go_sigregs = r;
+		if (!capture_read(c, r.rsp, &w, sizeof(w)) && copy_stack2(sp, c, r.rsp))
 			sp->stats.go_handler_copies++;
 		break;
 	}
@@ -883,7 +886,7 @@ static struct capture *next_capture(struct sampler *sp, struct target *tgt, stru
 	c->stall_ns = 0;
 	c->stack2_len = 0;
 	c->nchain = 0;
-	c->peeked = c->in_kernel = c->from_ring = false;
+	c->peeked = c->in_kernel = c->from_ring = c->go_sigframe = false;
 	return c;
 }
 
@@ -904,7 +907,8 @@ static struct capture *capture_thread(void *arg, struct thread *t)
 	c->tid = t->tid;
 	c->start_ip = t->start_ip;
 	c->stall_ns = 0;
-	c->peeked = c->in_kernel = false;
+	c->nchain = 0;
+	c->peeked = c->in_kernel = c->from_ring = c->go_sigframe = false;
 	t0 = now_ns();
 	if (ptrace(PTRACE_GETREGS, t->tid, 0, &c->regs) < 0)
 		return NULL;
@@ -1070,14 +1074,17 @@ static void capture_ring(void *arg, struct thread *t, const struct ktrigger_samp
 	if (handler_entry(sp, tgt, c) && !capture_read(c, c->regs.rsp, &w, sizeof(w)))
 		copy_stack2(sp, c, c->regs.rsp);
 	if (!in_sigreturn(sp, tgt, c)) {
-		if (copy_go_stack(sp, tgt, c) && s->nchain) {
+		bool vdso = copy_go_stack(sp, tgt, c);
+
+		if (!copy_go_interrupted(sp, tgt, c))
+			copy_alt_interrupted(sp, tgt, t, c);
+		c->go_sigframe &= !vdso;
+		if ((vdso || c->go_sigframe) && s->nchain) {
 			if (!c->chain)
 				c->chain = xmalloc(KTRIGGER_USER_CHAIN * sizeof(*c->chain));
 			memcpy(c->chain, s->chain, s->nchain * sizeof(*c->chain));
 			c->nchain = s->nchain;
 		}
-		if (!copy_go_interrupted(sp, tgt, c))
-			copy_alt_interrupted(sp, tgt, t, c);
 	}
 	if (kernel)
 		sp->stats.kernel_samples++;
@@ -1122,6 +1129,60 @@ static bool splice_chain(struct target *tgt, const struct capture *c, uint64_t *
 	if (from >= c->nchain)
 		return false;
 	k = g < *n ? g + 1 : *n;
+	for (j = from; j < c->nchain && k < max; j++)
+		pcs[k++] = c->chain[j] - 1;
+	*n = k;
+	return true;
+}
+
+/* A ring's tick in a Go signal handler on its own stack (C's
+ * go_sigframe): the walk's frames up to the code the signal interrupted
+ * are right, those after its PC came from its stack read later.  They
+ * are taken from the chain the kernel read by frame pointer at the tick
+ * instead.  That chain goes from the handler's frames (if it has set
+ * one up) to the interrupted frame pointer's, and holds the interrupted function's return address
+ * only if its frame was set up (the frame pointer 16 bytes under its
+ * CFA, as Go keeps it): where it was not (a leaf without a frame, or in
+ * its prologue), the return address at the CFA, read late, is taken if
+ * its caller's CFA is where the frame pointer says, and the chain goes
+ * on after it.  Else the walk is left as it was.  True if spliced. */
+static bool splice_signal(struct sampler *sp, struct target *tgt, const struct capture *c, uint64_t *pcs,
+			  unsigned *n, unsigned max)
+{
+	const struct user_regs_struct *r = &c->go_sigregs;
+	unsigned k, i, j, from = 0;
+	int64_t off, off2;
+	uint64_t cfa, ra;
+
+	for (k = 1; k < *n && pcs[k] != r->rip; k++)
+		;
+	if (k >= *n)
+		return false;
+	/* The chain's entry for the kernel's frame (the trampoline's
+	 * address, exact in the walk), or the last one before it. */
+	for (i = k - 1; i > 0 && !from; i--)
+		for (j = 1; j < c->nchain; j++)
+			if (c->chain[j] - (i == k - 1 ? 0 : 1) == pcs[i]) {
+				from = j + 1;
+				break;
+			}
+	/* None where the handler has not yet set up a frame: its frame
+	 * pointer is still the interrupted one, where the chain starts. */
+	if (!from && c->regs.rbp == r->rbp)
+		from = 1;
+	if (!from || from >= c->nchain || !maps_is_code(&tgt->maps, c->chain[from]) ||
+	    !sp->unwinder->sp_cfa(tgt->unwind_state, r->rip, true, &off))
+		return false;
+	cfa = r->rsp + (uint64_t)off;
+	k++;
+	if (r->rbp != cfa - 16) {
+		if (!capture_read(c, cfa - sizeof(ra), &ra, sizeof(ra)) || !maps_is_code(&tgt->maps, ra) ||
+		    !sp->unwinder->sp_cfa(tgt->unwind_state, ra, false, &off2) ||
+		    r->rbp != cfa + (uint64_t)off2 - 16)
+			return false;
+		if (k < max)
+			pcs[k++] = ra - 1;
+	}
 	for (j = from; j < c->nchain && k < max; j++)
 		pcs[k++] = c->chain[j] - 1;
 	*n = k;
@@ -1835,8 +1896,11 @@ static void unwind_captures(struct sampler *sp)
 		}
 
 		res = sp->unwinder->walk(tgt->unwind_state, c, sp->pcs, sp->max_frames, &n, &fp);
-		if (c->nchain && splice_chain(tgt, c, sp->pcs, &n, sp->max_frames))
+		if (c->nchain && (c->go_sigframe ? splice_signal(sp, tgt, c, sp->pcs, &n, sp->max_frames)
+					       : splice_chain(tgt, c, sp->pcs, &n, sp->max_frames))) {
 			res = UNWIND_COMPLETE;
+			st->spliced[c->go_sigframe]++;
+		}
 		/* A new thread on its first instructions, just back from clone
 		 * or clone3 with the child's 0: its stack holds nothing yet,
 		 * and the CFI there is the parent's, or none (glibc ends

@@ -119,6 +119,10 @@ struct sampler_stats {
 	                                 * was copied too */
 	uint64_t go_vdso_copies;        /* stops in the vDSO under Go, whose
 	                                 * goroutine's stack was copied too */
+	uint64_t spliced[2];            /* ring ticks in Go's vDSO call, and
+	                                 * in its signal handler, whose frames
+	                                 * on another stack came from the
+	                                 * kernel's chain */
 	uint64_t frames;                /* sum of frames over samples */
 	uint64_t fp_frames;             /* of which stepped by frame pointer */
 	uint64_t unwind_ns;             /* time spent unwinding */

@@ -439,10 +439,30 @@ static enum unwind_result ld_walk(void *state, const struct capture *c,
 	return res;
 }
 
+static bool ld_sp_cfa(void *state, uint64_t pc, bool exact, int64_t *off)
+{
+	struct ld_state *st = state;
+	uint64_t at = exact ? pc : pc - 1;
+	Dwfl_Module *m;
+	Dwarf_Addr bias;
+	Dwarf_CFI *cfi;
+
+	sync_modules(st);
+	m = dwfl_addrmodule(st->dwfl, at);
+	if (!m)
+		return false;
+	cfi = dwfl_module_eh_cfi(m, &bias);
+	if (cfi && unwind_cfi_sp_cfa(cfi, at - bias, off))
+		return true;
+	cfi = dwfl_module_dwarf_cfi(m, &bias);
+	return cfi && unwind_cfi_sp_cfa(cfi, at - bias, off);
+}
+
 const struct unwinder_ops unwinder_libdw = {
 	.name = "libdw",
 	.init = ld_init,
 	.fini = ld_fini,
 	.flush = ld_flush,
 	.walk = ld_walk,
+	.sp_cfa = ld_sp_cfa,
 };

@@ -677,10 +677,22 @@ out:
 	return res;
 }
 
+/* Only a module without .eh_frame's table (Go's): the CFI libunwind
+ * reads is not kept where this could look it up. */
+static bool lu_sp_cfa(void *state, uint64_t pc, bool exact, int64_t *off)
+{
+	struct lu_state *st = state;
+	const struct mapping *mp = maps_find_code(st->maps, pc);
+	const struct debug_cfi *d = mp ? debug_cfi(st, mp->module) : NULL;
+
+	return d && unwind_cfi_sp_cfa(d->cfi, (exact ? pc : pc - 1) - mp->bias, off);
+}
+
 const struct unwinder_ops unwinder_libunwind = {
 	.name = "libunwind",
 	.init = lu_init,
 	.fini = lu_fini,
 	.flush = lu_flush,
 	.walk = lu_walk,
+	.sp_cfa = lu_sp_cfa,
 };

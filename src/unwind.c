@@ -3,7 +3,10 @@
 #include "unwind.h"
 #include "util.h"
 
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <gelf.h>
+#include <stdlib.h>
 #include <stddef.h>
 #include <string.h>
 #include <ucontext.h>
@@ -300,4 +303,22 @@ unsigned unwind_crt_cfa(struct module *mod, uint64_t vaddr)
 		return vaddr >= cc->body && vaddr < cc->ret ? 16 : 8;
 	}
 	return 0;
+}
+
+bool unwind_cfi_sp_cfa(Dwarf_CFI *cfi, uint64_t vaddr, int64_t *off)
+{
+	Dwarf_Frame *frame;
+	Dwarf_Op *ops;
+	size_t nops;
+	bool ok;
+
+	if (!cfi || dwarf_cfi_addrframe(cfi, vaddr, &frame) < 0)
+		return false;
+	/* DWARF register 7 is x86-64's rsp. */
+	ok = dwarf_frame_cfa(frame, &ops, &nops) == 0 && nops == 1 && ops[0].atom == DW_OP_bregx &&
+	     ops[0].number == 7;
+	if (ok)
+		*off = (int64_t)ops[0].number2;
+	free(frame);
+	return ok;
 }

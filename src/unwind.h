@@ -31,7 +31,18 @@ struct unwinder_ops {
 	 * no CFI: JIT code). */
 	enum unwind_result (*walk)(void *state, const struct capture *c,
 				   uint64_t *pcs, unsigned max, unsigned *n, unsigned *fp);
+	/* By its CFI, the offset from the stack pointer to the CFA of the
+	 * frame at PC (EXACT: not a return address, looked up at PC rather
+	 * than a byte before), into *OFF.  False without CFI there, or
+	 * where the CFA is not the stack pointer plus an offset.  Reads no
+	 * memory. */
+	bool (*sp_cfa)(void *state, uint64_t pc, bool exact, int64_t *off);
 };
+
+struct Dwarf_CFI_s;
+/* The offset from the stack pointer to the CFA by CFI's rule at ELF
+ * address VADDR, into *OFF: as sp_cfa above, for the backends. */
+bool unwind_cfi_sp_cfa(struct Dwarf_CFI_s *cfi, uint64_t vaddr, int64_t *off);
 
 extern const struct unwinder_ops unwinder_libunwind;
 extern const struct unwinder_ops unwinder_libdw;
