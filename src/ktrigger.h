@@ -115,6 +115,9 @@ struct ktrigger_sample {
 	const unsigned char *stack;     /* ... the user stack from regs.rsp */
 	size_t len;
 	uint64_t ns;                    /* the CPU time it stands for */
+	uint64_t ran_ns;                /* ... of which its thread ran since
+	                                 * the last (less, of one that stands
+	                                 * for others left out too) */
 	bool kernel;                    /* the tick found it in kernel mode */
 	/* The user call chain by frame pointer, the PC first: exact where
 	 * the code keeps frame pointers (Go's does), and read at the tick,

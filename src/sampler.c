@@ -1045,7 +1045,7 @@ static void capture_ring(void *arg, struct thread *t, const struct ktrigger_samp
 	 * one that cannot be unwound. */
 	if (!kernel) {
 		t->ev_samples++;
-		t->ev_user_ns += ns;
+		t->ev_user_ns += s->ran_ns;
 	}
 	if (!tgt || !len)
 		return;

@@ -80,6 +80,8 @@ struct thread {
 	uint64_t kr_first_ns;   /* its ring's first period */
 	uint64_t kr_short_end;  /* ... the ring's records before this offset
 	                         * came at that period (kr_full set since) */
+	uint64_t kr_thin;       /* ... of which one is kept a whole period of
+	                         * their time (ktrigger_drain()) */
 	unsigned ev_sigs;       /* ... every signal its event was routed to,
 	                         * as bits 1 << sig */
 	uint64_t ev_check_ns;   /* ... when to see if it blocks the signal
