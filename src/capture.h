@@ -77,20 +77,25 @@ struct capture {
 	bool in_kernel;                 /* ... a kernel-mode one: the thread
 	                                 * was in the kernel, entered from
 	                                 * these user registers */
-	/* A ring's tick in Go's call of the vDSO: the user call chain by
-	 * frame pointer the kernel read at the tick (the PC first), for the
-	 * goroutine's frames, whose stack was copied only as the ring was
-	 * read (sampler.c, splice_chain()).  nchain 0: none. */
+	/* A ring's tick: the user call chain by frame pointer the kernel
+	 * read at the tick (the PC first), for frames on a stack copied only
+	 * as the ring was read, or beyond the copy (sampler.c,
+	 * splice_chain(), splice_signal(), chain_on()).  nchain 0: none. */
 	uint64_t *chain;
 	unsigned nchain;
-	/* Of a tick in a Go signal handler on its own stack, where the
-	 * code the signal interrupted had its stack copied only as the ring
-	 * was read (sampler.c, copy_go_interrupted()): the registers the
-	 * signal interrupted, from the kernel's frame on the handler's
-	 * stack, copied at the tick.  The chain goes on from them
-	 * (splice_signal()). */
+	bool go_vdso;                   /* in Go's call of the vDSO */
+	/* Of a tick in a Go signal handler on its own stack, or in a
+	 * sigreturn trampoline, where the code the signal interrupted had
+	 * its stack copied only as the ring was read (sampler.c,
+	 * copy_go_interrupted(), in_sigreturn()): the registers the signal
+	 * interrupted, from the kernel's frame, copied at the tick.  The
+	 * chain goes on from them (splice_signal()). */
 	bool go_sigframe;
 	struct user_regs_struct go_sigregs;
+	/* Its frames go on from memory copied only after the thread ran
+	 * on, where nothing can check them: its PC alone, cut short
+	 * (sampler.c, in_sigreturn()). */
+	bool cut_short;
 };
 
 /* Copy N bytes at ADDR from C's stack copies into BUF.  Returns false,

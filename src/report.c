@@ -136,11 +136,11 @@ static void verbose_lines(FILE *f, const struct run_info *ri)
 			(double)p->wait_sleep / d,
 			(double)p->helpers_cpu / d);
 	}
-	fprintf(f, "profiler: unwind (%s): mean %.1f us per sample, mean %.1f frames; %" PRIu64 " complete, %" PRIu64 " truncated, %" PRIu64 " failed; %" PRIu64 " frames stepped by frame pointer (code without CFI); %" PRIu64 " stops at a signal handler's first instruction taken where the signal came; %" PRIu64 " in a sigreturn trampoline, unwound through its signal frame; %" PRIu64 " in a Go signal handler with the interrupted stack copied too; %" PRIu64 " in another handler on a stack of its own, the same; %" PRIu64 " in the vDSO under Go with the goroutine's stack copied too; %" PRIu64 " ring ticks in Go's vDSO call and %" PRIu64 " in its signal handler with the frames on the other stack from the kernel's call chain\n",
+	fprintf(f, "profiler: unwind (%s): mean %.1f us per sample, mean %.1f frames; %" PRIu64 " complete, %" PRIu64 " truncated, %" PRIu64 " failed; %" PRIu64 " frames stepped by frame pointer (code without CFI); %" PRIu64 " stops at a signal handler's first instruction taken where the signal came; %" PRIu64 " in a sigreturn trampoline, unwound through its signal frame; %" PRIu64 " in a Go signal handler with the interrupted stack copied too; %" PRIu64 " in another handler on a stack of its own, the same; %" PRIu64 " in the vDSO under Go with the goroutine's stack copied too; %" PRIu64 " ring ticks in Go's vDSO call and %" PRIu64 " in its signal handler with the frames on the other stack from the kernel's call chain; %" PRIu64 " walks past a ring's stack copy gone on by it\n",
 		ri->unwinder, (double)st->unwind_ns / 1e3 / (double)ns, (double)st->frames / (double)ns,
 		st->unwind_complete, st->unwind_truncated, st->unwind_failed, st->fp_frames, st->handler_entries,
 		st->sigreturn_stops, st->go_handler_copies, st->alt_handler_copies, st->go_vdso_copies,
-		st->spliced[0], st->spliced[1]);
+		st->spliced[0], st->spliced[1], st->chained);
 	{
 		struct rusage ru;
 

@@ -119,6 +119,8 @@ struct sampler_stats {
 	                                 * was copied too */
 	uint64_t go_vdso_copies;        /* stops in the vDSO under Go, whose
 	                                 * goroutine's stack was copied too */
+	uint64_t chained;               /* ring ticks whose walk ran past the
+	                                 * stack copy, gone on by the chain */
 	uint64_t spliced[2];            /* ring ticks in Go's vDSO call, and
 	                                 * in its signal handler, whose frames
 	                                 * on another stack came from the

@@ -31,13 +31,15 @@ const struct unwinder_ops *unwinder_find(const char *name)
 }
 
 /* Go's runtime functions above which a stack holds nothing of the thread's
- * own: the first frames of a goroutine or thread (goexit, mstart, rt0_go)
- * and the switches to the system stack (mcall, systemstack, morestack,
+ * own: the first frames of a goroutine or thread (goexit, mstart, rt0_go,
+ * and the program's entry before it, where a ring's tick can land) and
+ * the switches to the system stack (mcall, systemstack, morestack,
  * asmcgocall), which leave stale words above the frame they start.  Go's
  * own traceback stops at them. */
 static const char *const go_top_frames[] = {
 	"runtime.goexit", "runtime.mstart", "runtime.rt0_go", "runtime.mcall",
 	"runtime.systemstack", "runtime.morestack", "runtime.asmcgocall",
+	"_rt0_amd64_linux", "_rt0_amd64",
 };
 
 /* Is NAME the Go function FUNC: the assembly ones are FUNC.abi0 in the
