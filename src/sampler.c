@@ -1077,8 +1077,11 @@ static void capture_ring(void *arg, struct thread *t, const struct ktrigger_samp
 	 * on: most often it has not left the code that was sampled.  A
 	 * kernel-mode tick is taken so too, at the user registers that
 	 * entered the kernel. */
-	if (handler_entry(sp, tgt, c) && !capture_read(c, c->regs.rsp, &w, sizeof(w)))
-		copy_stack2(sp, c, c->regs.rsp);
+	if (handler_entry(sp, tgt, c) && !capture_read(c, c->regs.rsp, &w, sizeof(w)) &&
+	    copy_stack2(sp, c, c->regs.rsp)) {
+		c->go_sigframe = true;
+		c->go_sigregs = c->regs;
+	}
 	if (!in_sigreturn(sp, tgt, c)) {
 		c->go_vdso = copy_go_stack(sp, tgt, c);
 		if (!copy_go_interrupted(sp, tgt, c))
@@ -1140,17 +1143,19 @@ static bool splice_chain(struct target *tgt, const struct capture *c, uint64_t *
 	return true;
 }
 
-/* A ring's tick in a Go signal handler on its own stack (C's
- * go_sigframe): the walk's frames up to the code the signal interrupted
- * are right, those after its PC came from its stack read later.  They
- * are taken from the chain the kernel read by frame pointer at the tick
- * instead.  That chain goes from the handler's frames (if it has set
- * one up) to the interrupted frame pointer's, and holds the interrupted function's return address
- * only if its frame was set up (the frame pointer 16 bytes under its
- * CFA, as Go keeps it): where it was not (a leaf without a frame, or in
- * its prologue), the return address at the CFA, read late, is taken if
- * its caller's CFA is where the frame pointer says, and the chain goes
- * on after it.  Else the walk is left as it was.  True if spliced. */
+/* A ring's tick in a Go signal handler on its own stack, at its first
+ * instruction, or in a sigreturn trampoline (C's go_sigframe): the
+ * walk's frames up to the code the signal interrupted are right, those
+ * after its PC came from its stack read later.  They are taken from the
+ * chain the kernel read by frame pointer at the tick instead.  That
+ * chain goes from the handler's frames (if it has set one up) to the
+ * interrupted frame pointer's, and holds the interrupted function's
+ * return address only if its frame was set up (the frame pointer 16
+ * bytes under its CFA, as Go keeps it): where it was not (a leaf without
+ * a frame, or in its prologue), the return address at the CFA, read
+ * late, is taken if its caller's CFA is where the frame pointer says,
+ * and the chain goes on after it.  Else the walk is left as it was.
+ * True if spliced. */
 static bool splice_signal(struct sampler *sp, struct target *tgt, const struct capture *c, uint64_t *pcs,
 			  unsigned *n, unsigned max)
 {
@@ -1159,13 +1164,15 @@ static bool splice_signal(struct sampler *sp, struct target *tgt, const struct c
 	int64_t off, off2;
 	uint64_t cfa, ra;
 
-	for (k = 1; k < *n && pcs[k] != r->rip; k++)
+	/* Taken where a handler starts (c->at_handler), the walk starts
+	 * at the interrupted code. */
+	for (k = c->at_handler ? 0 : 1; k < *n && pcs[k] != r->rip; k++)
 		;
 	if (k >= *n)
 		return false;
 	/* The chain's entry for the kernel's frame (the trampoline's
 	 * address, exact in the walk), or the last one before it. */
-	for (i = k - 1; i > 0 && !from; i--)
+	for (i = k ? k - 1 : 0; i > 0 && !from; i--)
 		for (j = 1; j < c->nchain; j++)
 			if (c->chain[j] - (i == k - 1 ? 0 : 1) == pcs[i]) {
 				from = j + 1;
