@@ -3675,11 +3675,6 @@ static int start_trigger(struct sampler *sp)
 	sp->stats.trigger = TRIGGER_TIMER;
 	if (sp->trigger_opt == TRIGGER_TIMER || sp->wall || sp->once)
 		return 0;
-	/* With a real-time priority the helpers stay the default until
-	 * the rings pass every test as root (docs/DESIGN.md, "Choosing the
-	 * trigger"). */
-	if (sp->trigger_opt == TRIGGER_AUTO && sp->stats.realtime)
-		return 0;
 	err = s->nthreads ? ktrigger_probe(s->threads[0].tid) : -ESRCH;
 	if (err < 0) {
 		sp->stats.perf_error = -err;

@@ -390,9 +390,9 @@ if build go go_build; then
 	check "go, perf: stacks deeper than a ring's copy go on to a first frame" go_rooted perf
 fi
 
-# preempted UNWINDER: tests/targets/lang/preempt.go under ctprof with
-# UNWINDER; its runtime.GC() loop preempts the goroutine in spin and bump
-# some thousand times a second.  At least one sample is in
+# preempted UNWINDER TRIGGER: tests/targets/lang/preempt.go under ctprof
+# with UNWINDER and TRIGGER; its runtime.GC() loop preempts the goroutine
+# in spin and bump some thousand times a second.  At least one sample is in
 # runtime.asyncPreempt, and in each such stack the frame under it is
 # main.spin or main.bump with main.main below.  When bump's first
 # instruction (the interrupted PC) is taken for a return address, the
@@ -435,7 +435,7 @@ preempted() {
 	}' "$folded"
 }
 
-# handled UNWINDER: in preempted's profile, the stacks through Go's
+# handled UNWINDER TRIGGER: in preempted's profile, the stacks through Go's
 # signal handler (runtime.sigtramp): Go runs it on the thread's signal
 # stack, and the kernel's frame there (runtime.sigreturn's address, then
 # the saved context) says where the interrupted code is, on another
@@ -473,14 +473,21 @@ handled() {
 		[ "${spliced:-0}" -gt 0 ] || return 1
 	fi
 	stacks_through "$folded" ';runtime\\.sigtramp(\\.abi0)?(;|$)' "$good" \
-		1 "under runtime.sigtramp" "from a first frame of a stack${trig:+ (or the interrupted leaf)}"
+		1 "under runtime.sigtramp" "from a first frame of a stack$([ "$trig" = perf ] && echo " (or the interrupted leaf)")"
 }
 if build preempt go_build_preempt; then
-	check "go: under asyncPreempt the interrupted function, none where a handler starts (libunwind)" preempted libunwind
-	check "go: in a signal handler, its interrupted stack too (libunwind)" handled libunwind
-	check "go: under asyncPreempt the interrupted function, none where a handler starts (libdw)" preempted libdw
-	check "go: in a signal handler, its interrupted stack too (libdw)" handled libdw
-	# The perf trigger's rings (as root, kernel-mode ticks too).
+	# Stops (the timer): the stack is read while the thread is stopped.
+	check "go, timer: under asyncPreempt the interrupted function, none where a handler starts (libunwind)" \
+		preempted libunwind timer
+	check "go, timer: in a signal handler, its interrupted stack too (libunwind)" handled libunwind timer
+	check "go, timer: under asyncPreempt the interrupted function, none where a handler starts (libdw)" \
+		preempted libdw timer
+	check "go, timer: in a signal handler, its interrupted stack too (libdw)" handled libdw timer
+	# The perf trigger's rings (as root, kernel-mode ticks too): each
+	# unwinder gives the CFA the splice checks against.
+	check "go, perf: under asyncPreempt the interrupted function (libunwind)" preempted libunwind perf
+	check "go, perf: in a signal handler, its interrupted stack from the tick's chain (libunwind)" \
+		handled libunwind perf
 	check "go, perf: under asyncPreempt the interrupted function (libdw)" preempted libdw perf
 	check "go, perf: in a signal handler, its interrupted stack from the tick's chain (libdw)" handled libdw perf
 fi
@@ -505,8 +512,9 @@ clocked() {
 		100000 "in the vDSO" "with main.readClock and main.main under it"
 }
 if build clock go_build_clock; then
-	check "go: under the vDSO, time.now or runtime.nanotime1 and their callers (libunwind)" clocked libunwind
-	check "go: under the vDSO, time.now or runtime.nanotime1 and their callers (libdw)" clocked libdw
+	check "go, timer: under the vDSO, time.now or runtime.nanotime1 and their callers (libunwind)" \
+		clocked libunwind timer
+	check "go, timer: under the vDSO, time.now or runtime.nanotime1 and their callers (libdw)" clocked libdw timer
 	# The perf trigger's rings (as root, kernel-mode ticks too).
 	check "go, perf: under the vDSO, time.now or runtime.nanotime1 and their callers (libdw)" clocked libdw perf
 fi

@@ -19,7 +19,7 @@ done
 # Debian's redis-server is a link to redis-check-rdb: the module's name.
 module=$(basename "$(readlink -f "$(command -v redis-server)")")
 
-plan 12
+plan 15
 port=$((20000 + RANDOM % 20000))
 LD_PRELOAD=$TARGETS/libeintrcount.so EINTR_COUNT_FILE=$TMP/eintr \
 	redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no \
@@ -66,9 +66,10 @@ in_band() {
 	awk -v r="${1:-0}" 'BEGIN { exit !(r >= 0.75 && r <= 1.3) }'
 }
 
+# The timer's path (the default where perf_event_open is refused), and
 # -v: should the sampling check fail, the report it prints says how the
 # sampler's stops went.
-profiled_bench "$TMP/redis.txt" -v
+profiled_bench "$TMP/redis.txt" --trigger=timer -v
 diag "EINTRs seen by redis: $(cat "$TMP/eintr")"
 check "redis-benchmark completed (exit 0)" test "$brc" = 0
 check "SET and GET both ran" test "$(grep -c 'requests per second' "$TMP/bench.txt")" = 2
@@ -102,6 +103,34 @@ check "redis is sampled as often as it runs (samples / 999 Hz within 0.75-1.3 of
 check "redis's epoll_wait returned no EINTR" test "$(cat "$TMP/eintr")" = 0
 check "redis is left untraced and answering" \
 	eval 'untraced "$rpid" && redis-cli -p "$port" ping | grep -q PONG'
+
+# The default trigger (the kernel's task-clock events, into rings where
+# they may be had): its samples stand for the CPU time redis ran, a period
+# each (-v's counts), against the kernel's count of it (/proc's utime and
+# stime, at its scheduler tick).  Samples a full ring lost are not in it.
+ticks_of() {
+	awk '{ print $14 + $15 }' "/proc/$1/stat"
+}
+hz=$(getconf CLK_TCK)
+t0=$(ticks_of "$rpid")
+profiled_bench "$TMP/default.txt" -v
+t1=$(ticks_of "$rpid")
+diag "default trigger: $(grep -m1 '^trigger' "$OUT"); EINTRs seen by redis: $(cat "$TMP/eintr")"
+check "default trigger: redis-benchmark completed, SET and GET; ctprof exits 0 with a report" \
+	eval '[ "$brc" = 0 ] && [ "$(grep -c "requests per second" "$TMP/bench.txt")" = 2 ] &&
+	      [ "$crc" = 0 ] && has_report "$OUT"'
+if grep -q '^on-CPU profile over .* timed by the kernel' "$OUT"; then
+	ratio=$(awk -v cpu="$(((t1 - t0)))" -v hz="$hz" '
+		/^trigger: perf:/ { for (i = 1; i <= NF; i++) if ($i == "samples" && ($(i + 1) == "from")) n += $(i - 1) }
+		/^trigger: kernel-mode ticks into rings:/ { n += $6 }
+		END { if (cpu > 0) printf "%.2f", n / 999 / (cpu / hz) }' "$OUT")
+	diag "default trigger: redis's samples / 999 Hz over its CPU time by /proc ($((t1 - t0)) ticks): ${ratio:-none}"
+	check "default trigger: redis is sampled as often as it runs (0.75-1.3)" in_band "$ratio"
+else
+	skip "default trigger: redis is sampled as often as it runs (0.75-1.3)" \
+		"the default here is the timer (perf_event_open refused): checked above"
+fi
+check "default trigger: redis's epoll_wait returned no EINTR" test "$(cat "$TMP/eintr")" = 0
 
 # --wall: the blocked threads are stopped too, once per wait.
 profiled_bench "$TMP/wall.txt" --wall -v
