@@ -940,7 +940,7 @@ redis_loop() {
 # its system calls (tracepoints at every entry) made ctprof's profile of
 # it 0.33 from perf's in a run where 0.10 was usual.
 redis_profiled() {
-	local tool=$1 pid= ppid= rc=0 prc=0 pprc=0 v0 v1 r0 r1 c0 c1 stops=0 pf=
+	local tool=$1 pid= ppid= rc=0 prc=0 pprc=0 v0 v1 r0 r1 c0 c1 w0 w1 stops=0 pf=
 	if [ "$tool" = bare ]; then
 		:
 	elif [ "$tool" = ct ] || [ "$tool" = same ]; then
@@ -976,8 +976,10 @@ redis_profiled() {
 	fi
 	sleep 0.5       # attached before the first request
 	read -r v0 r0 c0 < <(redis_loop)
+	w0=$(date +%s%N)
 	timeout --foreground -k 10 180 redis-benchmark -h 127.0.0.1 -p "$redis_port" "${redis_args[@]}" \
 		>"$tmp/out" 2>"$tmp/err" || rc=$?
+	w1=$(date +%s%N)
 	interrupted "$rc"
 	read -r v1 r1 c1 < <(redis_loop)
 	case $tool in
@@ -1022,6 +1024,7 @@ redis_profiled() {
 	if [ -n "$v0" ] && [ -n "$v1" ] && [ -n "$c0" ] && [ -n "$c1" ] && [ "$c1" -gt "$c0" ]; then
 		put "redis.$tool.waits" "$(awk -v v="$((v1 - v0 - ${stops:-0}))" -v c="$((c1 - c0))" 'BEGIN { printf "%.4f", v / c }')"
 		put "redis.$tool.cpu_req" "$(awk -v r="$((r1 - r0))" -v c="$((c1 - c0))" 'BEGIN { printf "%.3f", r / 1000 / c }')"
+		put "redis.$tool.rps" "$(awk -v w="$((w1 - w0))" -v c="$((c1 - c0))" 'BEGIN { printf "%.0f", c * 1e9 / w }')"
 	fi
 	[ "$tool" != bare ] || return 0
 	# perf ends by raising SIGINT again once its file is written (130).
@@ -1284,12 +1287,15 @@ EOF
 		echo
 	done
 	if [ -n "${real_title[redis]:-}" ]; then
-		printf "redis's own event loop in the same runs, and in a run with no profiler attached: how often it waited in epoll_wait per command served (its voluntary context switches, less ctprof's stops), and its CPU time per command. A profiler that changes how many requests one epoll_wait returns changes the profile it takes.\n\n"
+		printf "redis's own event loop in the same runs, and in a run with no profiler attached: how often it waited in epoll_wait per command served (its voluntary context switches, less ctprof's stops), its CPU time per command, and the commands it served a second. A profiler that changes how many requests one epoll_wait returns changes the profile it takes.\n\n"
 		printf '| | no profiler | ctprof | perf record -a | both |\n| --- | --- | --- | --- | --- |\n'
 		printf '| waits in epoll_wait per command | %s | %s | %s | %s |\n' "$(med redis.bare.waits %.3f)" \
 			"$(med redis.ct.waits %.3f)" "$(med redis.perf.waits %.3f)" "$(med redis.same.waits %.3f)"
-		printf '| CPU time per command | %s | %s | %s | %s |\n\n' "$(us redis.bare.cpu_req)" \
+		printf '| CPU time per command | %s | %s | %s | %s |\n' "$(us redis.bare.cpu_req)" \
 			"$(us redis.ct.cpu_req)" "$(us redis.perf.cpu_req)" "$(us redis.same.cpu_req)"
+		printf '| commands a second (served over redis-benchmark'"'"'s wall time) | %s | %s | %s | %s |\n\n' \
+			"$(med redis.bare.rps %.0f)" "$(med redis.ct.rps %.0f)" "$(med redis.perf.rps %.0f)" \
+			"$(med redis.same.rps %.0f)"
 	fi
 	head=
 	for name in selftime-syscall selftime-fault pollsleep pingpong-do_epoll pingpong-do_read pingpong-arith pingpong-do_write; do
