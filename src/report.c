@@ -145,8 +145,8 @@ static void verbose_lines(FILE *f, const struct run_info *ri)
 		struct rusage ru;
 
 		getrusage(RUSAGE_SELF, &ru);
-		fprintf(f, "profiler: fds open: %d before sampling, %d after detaching; RSS %ld KiB when sampling ended (heap in use %ld KiB, %ld KiB of it the call chains and thread names), peak %ld KiB\n",
-			st->fds_before, ri->fds_after, st->rss_kib, st->heap_kib, st->stacks_kib,
+		fprintf(f, "profiler: fds open: %d before sampling, %d after detaching; RSS %ld KiB when sampling ended (heap in use %ld KiB, %ld KiB of it the call chains and thread names, %ld KiB the buffers of stack copies), peak %ld KiB\n",
+			st->fds_before, ri->fds_after, st->rss_kib, st->heap_kib, st->stacks_kib, st->copies_kib,
 			ru.ru_maxrss);
 	}
 	fprintf(f, "profiler: priority: %s; maps read %lu times, %zu modules\n",

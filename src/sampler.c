@@ -3857,6 +3857,18 @@ static void arm_for_untimed(struct sampler *sp, uint64_t *next_n, uint64_t *take
 	set_timer(sp, *next_n + 1);
 }
 
+/* The captures' buffers held for reuse: stack copies and chains. */
+static size_t capture_bytes(const struct sampler *sp)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < sp->capcap; i++)
+		n += (sp->caps[i].stack ? sp->stack_size : 0) +
+		     (sp->caps[i].stack2 ? sp->stack_size : 0) +
+		     (sp->caps[i].chain ? KTRIGGER_USER_CHAIN * sizeof(*sp->caps[i].chain) : 0);
+	return n;
+}
+
 int sampler_run(struct sampler *sp)
 {
 	struct session *s = sp->session;
@@ -4148,6 +4160,7 @@ int sampler_run(struct sampler *sp)
 	sp->stats.rss_kib = resident_kib();
 	sp->stats.heap_kib = heap_kib();
 	sp->stats.stacks_kib = (long)((stacks_bytes(&sp->stacks) + names_bytes(sp)) / 1024);
+	sp->stats.copies_kib = (long)(capture_bytes(sp) / 1024);
 	sp->stats.helpers = sp->kick.helpers;
 	kicker_release(&sp->kick);
 	sp->kicking = false;

@@ -151,6 +151,8 @@ struct sampler_stats {
 	long heap_kib;                  /* its heap in use then */
 	long stacks_kib;                /* of which the table of call chains and
 	                                 * the names of the threads sampled */
+	long copies_kib;                /* and the captures' buffers, kept for
+	                                 * reuse: as many as were in flight at once */
 	bool realtime;                  /* ran with SCHED_FIFO */
 	int trigger;                    /* TRIGGER_PERF or TRIGGER_TIMER: ran */
 	int perf_error;                 /* errno of perf_event_open where the
