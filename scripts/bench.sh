@@ -122,7 +122,9 @@
 #     perf record -a records the whole system (as redis does; perf at 997
 #     Hz there, see same_hz):
 #     ctprof against perf in the same run (measurement alone), and perf
-#     there against perf alone (what ctprof's stops change).  Each of these
+#     there against perf alone (what ctprof's stops change).  redis runs
+#     once more under perf record -p while perf -a records: perf's
+#     per-thread events against its per-CPU ones on one run.  Each of these
 #     is skipped, with a note, when its program is missing.
 set -eu
 cd "$(dirname "$0")/.."
@@ -933,7 +935,7 @@ redis_loop() {
 # perf2: perf again, its profile kept as redis.B.*; TOOL bare: nothing
 # attached; TOOL same: ctprof attached while perf -a
 # records, their profiles kept as redis.same.R.pb.gz and .script for
-# same_pooled.  Around the benchmark, redis's voluntary context
+# same_pooled; TOOL threads: perf -p while perf -a records, compared.  Around the benchmark, redis's voluntary context
 # switches (each a wait in epoll_wait, or a stop of ctprof's), its CPU time
 # and the commands it served are read, for how the profiler changed
 # redis's own event loop.  Nothing else is attached: perf stat counting
@@ -943,6 +945,19 @@ redis_profiled() {
 	local tool=$1 pid= ppid= rc=0 prc=0 pprc=0 v0 v1 r0 r1 c0 c1 w0 w1 stops=0 pf=
 	if [ "$tool" = bare ]; then
 		:
+	elif [ "$tool" = threads ]; then
+		# perf's own per-thread mode (-p: a cpu-clock event on each of
+		# redis's threads, as ctprof's perf trigger has) while perf -a
+		# records: how far the two ways of timing samples are apart on
+		# one run.
+		rm -f "$tmp/redis.ta.data" "$tmp/redis.tp.data"
+		perf record -q -a -e cpu-clock -F "$same_hz" -g -o "$tmp/redis.ta.data" \
+			>"$tmp/perf.out" 2>"$tmp/perf.err" &
+		ppid=$!
+		bg_pids+=("$ppid")
+		sleep 0.5
+		perf record -q -p "$redis_pid" -e cpu-clock -F "$real_hz" -g -o "$tmp/redis.tp.data" \
+			>"$tmp/prof.out" 2>"$tmp/prof.err" &
 	elif [ "$tool" = ct ] || [ "$tool" = same ]; then
 		if [ "$tool" = same ]; then
 			# Both at once: perf -a started first, so that it records
@@ -1003,6 +1018,18 @@ redis_profiled() {
 			--no-inline --no-demangle >"$tmp/$pf.script" 2>/dev/null ||
 			die "perf script failed on the system-wide profile of redis-server"
 	fi
+	if [ "$tool" = threads ] && [ "$prc" -eq 0 -o "$prc" -eq 130 ]; then
+		perf script -i "$tmp/redis.ta.data" --pid "$redis_pid" -F tid,period,ip,sym,symoff,dso \
+			--no-inline --no-demangle >"$tmp/redis.ta.script" 2>/dev/null &&
+		perf script -i "$tmp/redis.tp.data" -F tid,period,ip,sym,symoff,dso \
+			--no-inline --no-demangle >"$tmp/redis.tp.script" 2>/dev/null ||
+			die "perf script failed on perf -p and perf -a's profiles of one run of redis-server"
+		"${flatcmp[@]}" --tsv "$tmp/redis.tp.script" --perf-script "$tmp/redis.ta.script" \
+			>"$res/redis.tsv.threads" 2>/dev/null || die "flatcmp failed on perf -p against perf -a"
+		put redis.ttvd "$(awk -F'\t' '$1 == "#distance" { print $2 }' "$res/redis.tsv.threads")"
+		put redis.tnoise "$(awk -F'\t' '$1 == "#noise" { print $2 }' "$res/redis.tsv.threads")"
+		put redis.tepoll "$(awk -F'\t' '$4 == "epoll_wait" { print $1 - $2; exit }' "$res/redis.tsv.threads")"
+	fi
 	if [ "$tool" = same ] && [ "$prc" -eq 0 ]; then
 		perf script -i "$tmp/redis.same.data" --pid "$redis_pid" -F tid,period,ip,sym,symoff,dso \
 			--no-inline --no-demangle >"$tmp/redis.same.$r.script" 2>/dev/null ||
@@ -1029,7 +1056,7 @@ redis_profiled() {
 	[ "$tool" != bare ] || return 0
 	# perf ends by raising SIGINT again once its file is written (130).
 	case $tool:$prc in
-	ct:0|same:0|perf:0|perf:130|perf2:0|perf2:130) ;;
+	ct:0|same:0|perf:0|perf:130|perf2:0|perf2:130|threads:0|threads:130) ;;
 	*) tail -5 "$tmp/prof.err" >&2; die "$tool attached to redis-server failed with status $prc" ;;
 	esac
 }
@@ -1069,7 +1096,8 @@ real_programs() {
 			for t in bare $(tools_twice); do redis_profiled "$t"; done
 			flat redis
 			keep_twice redis
-			redis_profiled same ;;
+			redis_profiled same
+			redis_profiled threads ;;
 		python)
 			layout=("${fixed_layout[@]}")
 			for t in $(tools_twice); do profiled python "$t" -g "${py_env[@]}" /usr/bin/python3 "$tmp/pywork.py" "$py_rounds"; done
@@ -1279,6 +1307,10 @@ EOF
 				"$(med "$name.snoise" %.3f)" "$(med "$name.mtvd" %.3f)" "$(med "$name.mnoise" %.3f)"
 		done
 		echo
+	fi
+	if [ -s "$res/redis.ttvd" ]; then
+		printf 'redis-server once more in each repetition, under `perf record -p` (a cpu-clock event on each of its threads, timed by its own CPU time, as ctprof'"'"'s perf trigger times samples) while `perf record -a` records the whole system: perf against itself on one run, its two ways of timing samples.  Distance %s (from sampling alone %s), epoll_wait %s points under -p, medians of %s.\n\n' \
+			"$(med redis.ttvd %.3f)" "$(med redis.tnoise %.3f)" "$(med redis.tepoll %+.1f)" "$reps"
 	fi
 	for name in "${real_names[@]}"; do
 		printf 'Top functions, %s: self%%, median of %s.\n\n' "${real_title[$name]}" "$reps"
