@@ -185,18 +185,27 @@ static void ring_copy(const unsigned char *data, uint64_t size, uint64_t off, vo
 	memcpy((unsigned char *)dst + first, data, n - first);
 }
 
-/* A sample left in a ring that closes (at an exec: the image it was taken
- * in is gone) is not unwound, but counted as lost: a user-mode one's time
- * is not the [kernel] row's either. */
+/* N user-mode ticks of T's ring, NS of its time, that are in no stack:
+ * for a thread timed by its ring alone they are still user time, not the
+ * [kernel] row's. */
+static void user_unstacked(struct thread *t, uint64_t n, uint64_t ns)
+{
+	if (t->ev_fd == t->kr_fd) {
+		t->ev_samples += n;
+		t->ev_user_ns += ns;
+	}
+}
+
+/* A sample not unwound: left in a ring that closes (at an exec: the image
+ * it was taken in is gone), or longer than a sample can be here.  It is
+ * counted as lost. */
 static void discard(void *arg, struct thread *t, const struct ktrigger_sample *s)
 {
 	struct ktrigger *k = arg;
 
 	k->ring_lost++;
-	if (!s->kernel && t->ev_fd == t->kr_fd) {
-		t->ev_samples++;
-		t->ev_user_ns += s->ran_ns;
-	}
+	if (!s->kernel)
+		user_unstacked(t, 1, s->ran_ns);
 }
 
 unsigned ktrigger_drain(struct ktrigger *k, struct thread *t, ktrigger_sample_fn fn, void *arg, unsigned max)
@@ -226,8 +235,8 @@ unsigned ktrigger_drain(struct ktrigger *k, struct thread *t, ktrigger_sample_fn
 		}
 		at = tail;
 		tail += h.size;
-		/* Longer than a sample can be here (contexts past
-		 * RING_CONTEXTS): lost, its time a user one's or not. */
+		/* Longer than a sample can be here: contexts past
+		 * RING_CONTEXTS. */
 		if (h.size > sizeof(rec)) {
 			if (h.type == PERF_RECORD_SAMPLE)
 				discard(k, t, &(struct ktrigger_sample){
@@ -241,12 +250,9 @@ unsigned ktrigger_drain(struct ktrigger *k, struct thread *t, ktrigger_sample_fn
 
 			memcpy(&lost, rec + sizeof(h) + 8, sizeof(lost));
 			k->ring_lost += lost;
-			/* Their time is user mode's, not the [kernel] row's:
-			 * in no stack, it is left out of the profile. */
-			if (t->ev_fd == t->kr_fd) {
-				t->ev_samples += lost;
-				t->ev_user_ns += lost * k->period_ns;
-			}
+			/* Their mode unknown, their time is left out of the
+			 * profile rather than put in the [kernel] row. */
+			user_unstacked(t, lost, lost * k->period_ns);
 		} else if (h.type == PERF_RECORD_SAMPLE) {
 			const unsigned char *p = rec + sizeof(h) + 8, *end = rec + h.size;
 			uint64_t abi, regs[24], ssize = 0, dyn = 0, chain = 0, ns = k->period_ns, ctx = 0;
@@ -277,10 +283,8 @@ unsigned ktrigger_drain(struct ktrigger *k, struct thread *t, ktrigger_sample_fn
 			} else if (at < t->kr_short_end) {
 				t->kr_thin += t->kr_first_ns;
 				if (t->kr_thin < k->period_ns) {
-					if (!s.kernel && t->ev_fd == t->kr_fd) {
-						t->ev_samples++;
-						t->ev_user_ns += t->kr_first_ns;
-					}
+					if (!s.kernel)
+						user_unstacked(t, 1, t->kr_first_ns);
 					continue;
 				}
 				t->kr_thin -= k->period_ns;

@@ -1110,6 +1110,17 @@ static bool in_vdso(struct target *tgt, uint64_t pc)
 	return mod && mod->path && !strcmp(mod->path, "[vdso]");
 }
 
+/* The kernel's frame-pointer chain of C's tick from its entry FROM on,
+ * as return addresses less one (as a walk leaves them), after the first
+ * K frames of PCS: *N becomes their count, at most MAX. */
+static void append_chain(const struct capture *c, unsigned from, uint64_t *pcs, unsigned k, unsigned *n,
+			 unsigned max)
+{
+	for (; from < c->nchain && k < max; from++)
+		pcs[k++] = c->chain[from] - 1;
+	*n = k;
+}
+
 /* A ring's tick in Go's call of the vDSO (C's chain, capture.h): the
  * walk's frames up to the first Go one (the vDSO's, and the Go function
  * that called it: read from the system stack the tick copied) are right;
@@ -1123,7 +1134,7 @@ static bool in_vdso(struct target *tgt, uint64_t pc)
  * the walk leaves them) become at most MAX.  True if any were taken. */
 static bool splice_chain(struct target *tgt, const struct capture *c, uint64_t *pcs, unsigned *n, unsigned max)
 {
-	unsigned g = 0, j, from = 0, k;
+	unsigned g = 0, j, from = 0;
 
 	while (g < *n && in_vdso(tgt, pcs[g]))
 		g++;
@@ -1136,10 +1147,7 @@ static bool splice_chain(struct target *tgt, const struct capture *c, uint64_t *
 			;
 	if (from >= c->nchain)
 		return false;
-	k = g < *n ? g + 1 : *n;
-	for (j = from; j < c->nchain && k < max; j++)
-		pcs[k++] = c->chain[j] - 1;
-	*n = k;
+	append_chain(c, from, pcs, g < *n ? g + 1 : *n, n, max);
 	return true;
 }
 
@@ -1195,9 +1203,7 @@ static bool splice_signal(struct sampler *sp, struct target *tgt, const struct c
 		if (k < max)
 			pcs[k++] = ra - 1;
 	}
-	for (j = from; j < c->nchain && k < max; j++)
-		pcs[k++] = c->chain[j] - 1;
-	*n = k;
+	append_chain(c, from, pcs, k, n, max);
 	return true;
 }
 
@@ -1208,16 +1214,16 @@ static bool splice_signal(struct sampler *sp, struct target *tgt, const struct c
  * PCS become at most MAX.  True if any were added. */
 static bool chain_on(struct target *tgt, const struct capture *c, uint64_t *pcs, unsigned *n, unsigned max)
 {
-	unsigned j, k = *n;
+	unsigned j;
 
-	for (j = 1; j < c->nchain; j++)
-		if (c->chain[j] - 1 == pcs[k - 1])
-			break;
-	if (k < 2 || j + 1 >= c->nchain || !maps_is_code(&tgt->maps, c->chain[j + 1]))
+	if (*n < 2)
 		return false;
-	for (j++; j < c->nchain && k < max; j++)
-		pcs[k++] = c->chain[j] - 1;
-	*n = k;
+	for (j = 1; j < c->nchain; j++)
+		if (c->chain[j] - 1 == pcs[*n - 1])
+			break;
+	if (j + 1 >= c->nchain || !maps_is_code(&tgt->maps, c->chain[j + 1]))
+		return false;
+	append_chain(c, j + 1, pcs, *n, n, max);
 	return true;
 }
 
