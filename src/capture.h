@@ -24,7 +24,7 @@ struct capture {
 	pid_t tid;
 	struct user_regs_struct regs;
 	uint64_t sp;                    /* address of stack[0]: regs.rsp, less
-	                                 * the red zone below it (sampler.c) */
+	                                 * the red zone below it (sampler/capture.c) */
 	unsigned char *stack;           /* copy of [sp, sp + stack_len) */
 	size_t stack_len;
 	uint64_t stack_top;             /* end of the mapping holding sp, 0 if unknown */
@@ -38,9 +38,9 @@ struct capture {
 	                                 * if the copy was cut short first */
 	bool at_handler;                /* stopped where a handler starts,
 	                                 * taken where its signal came
-	                                 * (sampler.c, handler_entry()) */
+	                                 * (sampler/sigframe.c, handler_entry()) */
 	/* Stopped in a sigreturn trampoline, its handler returned
-	 * (sampler.c, in_sigreturn()): the trampoline's frame is the
+	 * (sampler/sigframe.c, in_sigreturn()): the trampoline's frame is the
 	 * kernel's, and the walk goes on from the registers the signal
 	 * interrupted, which its ucontext holds. */
 	bool sigret;
@@ -52,15 +52,15 @@ struct capture {
 	                                 * read: stopped as it ran on */
 	bool peeked;                    /* wall-clock mode: taken without a
 	                                 * stop, the thread asleep in a call
-	                                 * (sampler.c, peek_wait()); regs has
+	                                 * (sampler/wall.c, peek_wait()); regs has
 	                                 * only rip, rsp and the call's */
 	uint64_t waited;                /* wall-clock mode: ticks it was left
 	                                 * asleep in the call it stopped at the
-	                                 * exit of (sampler.c, still_waiting()) */
+	                                 * exit of (sampler/wall.c, still_waiting()) */
 	uint64_t ticks;                 /* the ticks it stands for: 1, those
 	                                 * the thread ran through (in the
 	                                 * kernel) with its stop asked for
-	                                 * (late_tick() in sampler.c), and
+	                                 * (late_tick() in sampler/cputime.c), and
 	                                 * those of its stops since its last
 	                                 * sample that were not counted
 	                                 * (judge_unheld() there) */
@@ -79,22 +79,22 @@ struct capture {
 	                                 * these user registers */
 	/* A ring's tick: the user call chain by frame pointer the kernel
 	 * read at the tick (the PC first), for frames on a stack copied only
-	 * as the ring was read, or beyond the copy (sampler.c,
+	 * as the ring was read, or beyond the copy (sampler/chain.c,
 	 * splice_chain(), splice_signal(), chain_on()).  nchain 0: none. */
 	uint64_t *chain;
 	unsigned nchain;
 	bool go_vdso;                   /* in Go's call of the vDSO */
 	/* Of a tick in a Go signal handler on its own stack, or in a
 	 * sigreturn trampoline, where the code the signal interrupted had
-	 * its stack copied only as the ring was read (sampler.c,
-	 * copy_go_interrupted(), in_sigreturn()): the registers the signal
+	 * its stack copied only as the ring was read (sampler/go.c,
+	 * copy_go_interrupted(); sampler/sigframe.c, in_sigreturn()): the registers the signal
 	 * interrupted, from the kernel's frame, copied at the tick.  The
 	 * chain goes on from them (splice_signal()). */
 	bool go_sigframe;
 	struct user_regs_struct go_sigregs;
 	/* Its frames go on from memory copied only after the thread ran
 	 * on, where nothing can check them: its PC alone, cut short
-	 * (sampler.c, in_sigreturn()). */
+	 * (sampler/sigframe.c, in_sigreturn()). */
 	bool cut_short;
 };
 

@@ -26,7 +26,7 @@
  * stop and releases it; then it sleeps again and the threads run into
  * their stops.  The sampler wakes at the tick too and reads which threads
  * were running once the helpers hold the CPUs (see ready_at_tick() in
- * sampler.c); it has the helpers wake a little after the tick, when it
+ * sampler/interrupt.c); it has the helpers wake a little after the tick, when it
  * is about to come (follow_arrival() there, kicker_set_delay()).  Where
  * the kernel cannot tell it that, it wakes a little before the tick (the
  * lead) to read them, and is ready when the helpers hold their CPUs.
@@ -45,7 +45,7 @@
  * sample, against 27 us with the helpers, and ran no faster.
  *
  * A thread's CPU is held only while its code may enter the kernel
- * ("Holding only where it counts" in sampler.c): a hold costs the
+ * ("Holding only where it counts" in sampler/hold.c): a hold costs the
  * thread's CPU its helper's wake-up, two switches and the hold.
  *
  * Two more ways were tried and measured on bench/gaps.c at 999 Hz (a loop
@@ -111,7 +111,7 @@ int kicker_init(struct kicker *k, uint64_t start_ns, uint64_t period_ns, int pri
 bool kicker_want(struct kicker *k, int cpu);
 
 /* From now on the helpers take their CPUs NS after each tick (see
- * follow_arrival() in sampler.c). */
+ * follow_arrival() in sampler/interrupt.c). */
 void kicker_set_delay(struct kicker *k, uint64_t ns);
 
 /* The ticks before N are left out (the sampler's throttle): no helper

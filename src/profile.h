@@ -178,7 +178,7 @@ struct flat {
 
 /* Self and cumulative counts of every function in the samples of process
  * PID (0: all) and thread TID (PROFILE_ALL_TIDS: all; tid 0 holds the CPU
- * time of exited threads, see sampler.c's thread_exits()); a function
+ * time of exited threads, see sampler/threads.c's thread_exits()); a function
  * counts once per sample in cum.  With BY_LINE, a row is a function's
  * source line (row.line) instead.
  * Rows sorted by SORT, then the other count, then name. */

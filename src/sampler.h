@@ -44,7 +44,7 @@ struct sampler_stats {
 	                                 * where a helper was wanted */
 	uint64_t quiet;                 /* ... asked to stop while running, of
 	                                 * threads seen not to enter the
-	                                 * kernel (judge_unheld() in sampler.c) */
+	                                 * kernel (judge_unheld() in sampler/hold.c) */
 	uint64_t put_off;               /* stops not asked for: a helper was
 	                                 * wanted and did not hold the CPU */
 	uint64_t gave_up;               /* holds a helper gave up before the

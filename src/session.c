@@ -116,7 +116,7 @@ static struct thread *thread_add(struct session *s, struct process *p, pid_t tid
 }
 
 /* The stacks of the calls T waited in (--wall): none known.  Ticks kept
- * for one (sampler.c, still_waiting()) go to its next sample. */
+ * for one (sampler/wall.c, still_waiting()) go to its next sample. */
 static void forget_sites(struct thread *t)
 {
 	if (t->sites) {
@@ -554,7 +554,7 @@ static void handle_status(struct session *s, pid_t tid, int status)
 		c = take_sample(s, t);
 		/* A new thread runs on from where its creator's clone
 		 * returns, with no stack and often no CFI until it calls its
-		 * start function (see unwind_captures() in sampler.c): that
+		 * start function (see unwind_captures() in sampler/count.c): that
 		 * is the creator's PC now, in its sample's registers if this
 		 * stop took one. */
 		child = msg > 0 && event == PTRACE_EVENT_CLONE ? thread_find(s, (pid_t)msg) : NULL;

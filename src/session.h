@@ -32,7 +32,7 @@ struct process {
 };
 
 /* --wall: a system call a thread was stopped blocked in, with its stack,
- * counted again without a stop while the thread waits there (sampler.c,
+ * counted again without a stop while the thread waits there (sampler/wall.c,
  * still_waiting()). */
 #define WAIT_SITES 4
 #define SITE_WORDS 16
@@ -121,11 +121,11 @@ struct thread {
 	int site;               /* ... the one it waits in now, -1: none known */
 	uint64_t uncut;         /* --wall: ticks it was left asleep in a call
 	                         * that a stop would end short, for the
-	                         * stack of that call's exit (sampler.c) */
+	                         * stack of that call's exit (sampler/wall.c) */
 	long uncut_nr;          /* ... the call, */
 	uint64_t uncut_sp, uncut_pc; /* ... and where it was made */
 	long peek_nr;           /* --wall: the call whose stack could not be
-	                         * walked without a stop (sampler.c, */
+	                         * walked without a stop (sampler/wall.c, */
 	uint64_t peek_sp, peek_pc; /* peek_wait()), and where it was made */
 	uint64_t slices_mark;   /* times it got a CPU, read with run_mark */
 	uint64_t wait_mark;     /* time it waited for a CPU, read with run_mark */
@@ -150,13 +150,13 @@ struct thread {
 	                         * stop was asked for */
 	uint64_t late_passed;   /* ... ticks passed since, the stop not taken */
 	uint64_t late_ticks;    /* ... of which it ran through (see
-	                         * late_tick() in sampler.c) */
+	                         * late_tick() in sampler/cputime.c) */
 	int last_cpu;           /* the CPU it was last seen on */
 	uint64_t cpu_read_n;    /* ... 1 + the tick it was read at, 0 if never */
 	uint64_t moved_n;       /* ... 1 + the last tick it was seen to have
 	                         * moved to another CPU at, 0 if never */
 	/* On-CPU with helpers: whether its stops need its CPU held (see
-	 * "Holding only where it counts" in sampler.c). */
+	 * "Holding only where it counts" in sampler/hold.c). */
 	bool quiet;             /* seen to enter the kernel seldom: its stops
 	                         * are asked for while it runs */
 	bool asked_held;        /* the stop asked for found it off its CPU */
@@ -171,7 +171,7 @@ struct thread {
 	                         * next sample */
 	unsigned put_off;       /* ticks in a row its stop was put off, its
 	                         * CPU not held, since its last held stop
-	                         * (put_off() in sampler.c) */
+	                         * (put_off() in sampler/hold.c) */
 	bool faulting;          /* its page faults come too often */
 	bool flt_known;         /* flt_mark and flt_run are set */
 	uint64_t flt_mark;      /* its page faults (minor and major) ... */

@@ -18,7 +18,7 @@
 # them where it took 3.0% of the time.
 #
 # A thread whose code does not enter the kernel has its stops asked for
-# while it runs, without a helper (src/sampler.c, "Holding only where it
+# while it runs, without a helper (src/sampler/hold.c, "Holding only where it
 # counts"): selftime with a first second of such code, then its loop.  The
 # loop's share of enter_kernel (its cum% over all but quiet_first's) must
 # be within 3 points of its own, and -v must say that the quiet thread
@@ -233,7 +233,7 @@ check "10 Hz: enter_kernel's cum% is its own share +-15 points" near "$(cum_pct 
 # it sleeps, pinned to one CPU, ctprof free to run on either.  A tick in
 # that work finds the thread off its CPU when the helper or ctprof gets
 # it: it counts only if the thread is seen to have left its CPU after
-# the tick (src/sampler.c, slept_after_tick()).  Its own clock gives the
+# the tick (src/sampler/attick.c, slept_after_tick()).  Its own clock gives the
 # call 51-53% of its CPU time on the VM measured; ctprof gave 35-41%
 # until the moment the thread left was put on ctprof's clock from the
 # takes before, 44-48% since (perf: 57.6%).  The band is 12 points: the
@@ -338,7 +338,7 @@ check "work2's self% is its thread's share of the CPU time +-20%" in_share "$(se
 check "work3's self% is its thread's share of the CPU time +-20%" in_share "$(self_pct work3)" "$cpu3"
 
 # Counted as samples, the shares are right only if no thread waiting for
-# a CPU is stopped: ctprof then holds every CPU (src/sampler.c, "Holding
+# a CPU is stopped: ctprof then holds every CPU (src/sampler/hold.c, "Holding
 # only where it counts").  Not held there, work2 had 36-39% of the samples
 # in three runs (7-18% over its share), and this check failed in two of
 # three more.

@@ -100,7 +100,7 @@ stop_kinds() {
 	}' "$OUT"
 }
 
-# Holding only where it counts (src/sampler.c): bperf's loops never enter
+# Holding only where it counts (src/sampler/hold.c): bperf's loops never enter
 # the kernel, so after its first held samples and 4 clean probes (one
 # every 4 held samples until a stop finds it in the kernel, every 16
 # after that: 16 or 64 held in all) its stops are asked for while it
@@ -121,7 +121,7 @@ check "selftime syscall: its stops held, all but 10%" \
 	eval 'is_status 0 && [ -n "$held" ] && [ $((held * 10)) -ge $(((held + quiet + other) * 9)) ]'
 check "... and probes no more than 10% of them" eval '[ -n "$probes" ] && [ $((probes * 10)) -le "$held" ]'
 
-# The helpers' delay (follow_arrival() in src/sampler.c): none while
+# The helpers' delay (follow_arrival() in src/sampler/interrupt.c): none while
 # another program runs on ctprof's own CPU, where ctprof coming before the
 # take would preempt it first (a client held up, and the server it feeds
 # asleep by the take).  Here that program is dd, copying from /dev/zero in

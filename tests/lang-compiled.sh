@@ -374,7 +374,7 @@ stacks_through() {
 # stacks that begin at one of Go's first frames (runtime.goexit, ...).
 # main.main's frame holds the sieve (tens of KiB): a ring's tick copies
 # the top 16 KiB of the stack, and the walk goes on past it by the
-# kernel's frame-pointer chain of the tick (chain_on() in src/sampler.c);
+# kernel's frame-pointer chain of the tick (chain_on() in src/sampler/chain.c);
 # before, every stack of the rings' ended at main.main.
 go_rooted() {
 	local folded=$TMP/go.$1.folded
@@ -401,7 +401,7 @@ fi
 # a23e3ee, both unwinders, each had such a stack.
 # And less than 1.5% of the time is in runtime.sigtramp, the signal
 # handler, as a leaf: a stop where a handler starts is taken where the
-# signal came (handler_entry() in src/sampler.c).  a23e3ee had 9.6-12%
+# signal came (handler_entry() in src/sampler/sigframe.c).  a23e3ee had 9.6-12%
 # there (perf 0.3-0.5% in the same runs).
 preempted() {
 	local u=$1 trig=${2:-} folded=$TMP/preempt.$1${2:+.$2}.folded
@@ -450,7 +450,7 @@ preempted() {
 # TRIGGER perf: a ring's tick, taken with no stop, has the interrupted
 # code's stack read only when the ring is emptied; its frames come from
 # the kernel's frame-pointer chain of the tick (splice_signal() in
-# src/sampler.c), which -v counts.  But the return address of a leaf
+# src/sampler/chain.c), which -v counts.  But the return address of a leaf
 # without a frame of its own (runtime.osyield, procyield: 0-3 of 12-26
 # handler stacks in 16 runs) is only on that stack, and such a stack ends
 # at the interrupted function, right under runtime.sigreturn: cut short,
@@ -501,7 +501,7 @@ fi
 # which took that frame's CFA from the system stack's pointer: every such
 # stack ended at time.now or runtime.nanotime1 (both unwinders).  From
 # the rings without the kernel's frame-pointer chain at the tick
-# (splice_chain() in src/sampler.c), 77% went on.
+# (splice_chain() in src/sampler/chain.c), 77% went on.
 clocked() {
 	local u=$1 trig=${2:-} folded=$TMP/clock.$1.folded
 	[ -z "$trig" ] || folded=$TMP/clock.$u.$trig.folded

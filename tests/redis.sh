@@ -90,7 +90,7 @@ diag "redis's samples / 999 Hz over its CPU time: ${ratio:-none}"
 # time in three runs of three, the helpers waking 16.9 us after the tick
 # where 1.8 us is usual: the same delay, where ctprof shares its CPU with
 # redis-benchmark, sampled redis at 0.39-0.48 of it in the normal build,
-# and there is none there now (follow_arrival() in src/sampler.c).
+# and there is none there now (follow_arrival() in src/sampler/interrupt.c).
 if ! in_band "$ratio"; then
 	diag "--- out of the band: the sampler's figures, then a second run"
 	diag_file "$OUT"

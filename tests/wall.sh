@@ -68,7 +68,7 @@ check "idle: every thread at every tick (>= 280 samples per tick)" \
 # queue for the mutex (a new wait, over a tick or more), and the worker
 # once per sleep (80 times): 381-678 stops over 4 s.  Built without frame
 # pointers, their stacks are taken without a stop (peek_wait() in
-# sampler.c): none in the runs seen.  A thread that wakes up between
+# sampler/wall.c): none in the runs seen.  A thread that wakes up between
 # ctprof's reads of its state and of its call is stopped as it runs on,
 # and counted apart: 0-1 a run, 1000 threads with another program
 # taking both CPUs at real-time priority now and then; in one CI run

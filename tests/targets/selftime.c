@@ -15,7 +15,7 @@
  * arithmetic that never enters the kernel (the clock is read through the
  * vDSO): a profiler that samples such code differently from code that
  * enters the kernel (ctprof, see "Holding only where it counts" in
- * src/sampler.c) must see the change when the loop starts.  That time is
+ * src/sampler/hold.c) must see the change when the loop starts.  That time is
  * in none of the loop's figures.
  *
  * It times both parts with the TSC and at exit prints, on stdout, the share

@@ -1,0 +1,150 @@
+/* cputime.c - CPU-time weights: each thread's CPU time from its
+ * schedstat, settled over its samples; the ticks a late stop ran through.
+ */
+#include "internal.h"
+
+/* The thread's CPU time and CPU arrivals now, into run_mark and
+ * slices_mark; its schedstat file is opened on first use.  0 or -1. */
+int thread_sched(struct thread *t)
+{
+	if (t->schedstat_fd < 0)
+		t->schedstat_fd = proc_open_task_schedstat(t->proc->pid, t->tid);
+	return proc_schedstat(t->schedstat_fd, &t->run_mark, &t->wait_mark, &t->slices_mark);
+}
+
+/* A thread born while profiled: all its CPU time is the profile's. */
+void run_known(struct thread *t)
+{
+	if (!t->run_known) {
+		t->run_ns = t->run_first = t->sample_run = 0;
+		t->run_known = true;
+	}
+}
+
+/* CPU-time weights: the CPU time thread T used since it was last settled
+ * (up to the time read in T->run_mark), shared equally among its samples
+ * since then; if it has none, the time waits for its next ones.  Returns
+ * the time given, 0 if none. */
+uint64_t settle(struct sampler *sp, struct thread *t)
+{
+	uint64_t w, end = t->run_mark;
+
+	run_known(t);
+	/* Timed by its event again (the perf trigger): the timer's samples,
+	 * one that landed late included, stand for its time up to then, the
+	 * event's for the rest. */
+	if (t->ev_timed && t->ev_run0 < end)
+		end = t->ev_run0;
+	if (!t->unsettled || (end <= t->run_ns && !t->ev_timed))
+		return 0;
+	w = end > t->run_ns ? end - t->run_ns : 0;
+	if (!stacks_settle(&sp->stacks, t->proc->pid, t->tid, w))
+		return 0;
+	if (end > t->run_ns)
+		t->run_ns = end;
+	t->unsettled = 0;
+	return w;
+}
+
+/* Settle every thread that has samples to settle. */
+void settle_all(struct sampler *sp)
+{
+	struct session *s = sp->session;
+	size_t i;
+
+	for (i = 0; i < s->nthreads; i++) {
+		struct thread *t = &s->threads[i];
+
+		if (t->unsettled && !t->exiting && thread_sched(t) == 0)
+			settle(sp, t);
+	}
+}
+
+/* settle() for thread T at its exit, which may come before its last
+ * samples were unwound: those are given their share now.  Returns
+ * non-zero if T had samples to take its time (even none). */
+uint64_t settle_exiting(struct sampler *sp, struct thread *t)
+{
+	uint64_t p, ncaps = 0, w, given = 0, i;
+	struct capture *c;
+
+	for (i = 0; i < sp->ncaps; i++) {
+		c = &sp->caps[i];
+		ncaps += c->pending && c->tid == t->tid && c->target->proc == t->proc ? c->ticks : 0;
+	}
+	if (!ncaps)
+		return settle(sp, t);
+	run_known(t);
+	w = t->run_mark > t->run_ns ? t->run_mark - t->run_ns : 0;
+	p = stacks_pending(&sp->stacks, t->proc->pid, t->tid);
+	for (i = 0; i < sp->ncaps; i++) {
+		c = &sp->caps[i];
+		if (!c->pending || c->tid != t->tid || c->target->proc != t->proc)
+			continue;
+		c->ns = (uint64_t)((unsigned __int128)w * c->ticks / (p + ncaps));
+		c->pending = false;
+		given += c->ns;
+	}
+	stacks_settle(&sp->stacks, t->proc->pid, t->tid, w - given);
+	t->run_ns = t->run_mark;
+	t->unsettled = 0;
+	return w ? w : 1;
+}
+
+/* The pending samples no thread will settle: a period each. */
+void settle_rest(struct sampler *sp)
+{
+	struct stack *st;
+
+	stacks_for_each(&sp->stacks, st)
+		if (st->pending) {
+			st->ns += st->pending * sp->period_ns;
+			sp->stacks.total_ns += st->pending * sp->period_ns;
+			st->pending = 0;
+		}
+}
+
+/* On-CPU: a tick passed while thread T's stop, asked for at an earlier
+ * one, had not come.  A thread in the kernel stops when it leaves it,
+ * and where the kernel does not preempt kernel code (PREEMPT_NONE) a
+ * long call that does not sleep runs on to its end first: selftime's
+ * madvise(MADV_DONTNEED) of 64 MiB, 1.5 ms a call and 3.0% of its time
+ * by its own clock, had one sample a call and 0.7% of them (perf, which
+ * samples the kernel too, 3.0%).  The ticks it ran through are its
+ * sample's too: as many as the CPU time it used since its stop was
+ * asked for makes periods (to the nearest), no more than have passed;
+ * a thread that waited for a CPU meanwhile ran through none. */
+void late_tick(struct sampler *sp, struct thread *t)
+{
+	uint64_t n;
+
+	t->late_passed++;
+	if (thread_sched(t) < 0 || t->run_mark <= t->ask_run)
+		return;
+	n = (t->run_mark - t->ask_run + sp->period_ns / 2) / sp->period_ns;
+	t->late_ticks = n < t->late_passed ? n : t->late_passed;
+}
+
+void sampler_settle(struct sampler *sp)
+{
+	if (sp->cputime)
+		settle_all(sp);
+}
+
+/* The calling thread's CPU time, in nanoseconds. */
+uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* ctprof's CPU time (user + system), in nanoseconds. */
+uint64_t cpu_time_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}

@@ -1,0 +1,261 @@
+/* hold.c - whose stops want their CPU held by a helper at the tick: a
+ * thread that enters the kernel, where a stop asked of it while it runs
+ * lands when it leaves.
+ */
+#include "internal.h"
+
+/* Holding only where it counts.  A helper's hold costs the target's CPU
+ * a timer interrupt, two switches and the hold itself at every tick, and
+ * buys accuracy only for a thread that enters the kernel (a system call,
+ * a page fault) in the tens of microseconds that a stop asked for while
+ * the thread runs takes to land (kick.h): one that does not stops where
+ * it was at the tick either way.  So a thread's stops are held until
+ * probes show that it stays out of the kernel.  After PROBE_EVERY held
+ * samples in a row that found it outside system calls, while its page
+ * faults are rare, one stop is asked for while it runs (its CPU not held
+ * for it at that tick) and is not counted: its tick goes to its next
+ * sample.  A probe whose registers show a system call's exit (orig_rax
+ * >= 0; at an interrupt's it is negative) found the thread entering the
+ * kernel, and so does a page-fault rate of more than one in FAULT_GAP_NS
+ * of its CPU time (a fault leaves no mark in the registers: its exit
+ * shows orig_rax -1, as an interrupt's does).  A thread that is often in
+ * system calls, or faults often, is thus rarely probed: attached to
+ * redis-server under redis-benchmark, probes every 16 held samples (6% of
+ * its stops, asked for while it ran) raised epoll_wait's share from a
+ * median of 22.6% to 28% over six runs each.  After CLEAN_FIRST clean
+ * probes in a row the thread is quiet: its stops are asked for while it
+ * runs, and its CPU is held only if another thread there needs it.  A
+ * quiet thread's stop that lands at a system call's exit, or a rise in
+ * its faults, ends that: the stop is not counted (it may be the bias
+ * itself), the thread is held again, and it needs twice as many clean
+ * probes the next time, so that a thread that enters the kernel now and
+ * then stays held rather than swing.
+ *
+ * Until a stop first finds it in the kernel (or its faults come too
+ * often), a thread is probed after PROBE_FIRST held samples, not
+ * PROBE_EVERY: one that never enters it is quiet after 20 samples, not
+ * 68.  At 99 Hz those were 0.65 s of holds, a quarter of a 2.5-s run's
+ * samples, and a held sample cost more there: bench/workload.c for
+ * 2.3 s at 99 Hz, six alternating runs each, 16 held samples against 64,
+ * the helper's CPU 9.2-11.6 us a sample (averaged over all of them)
+ * against 24.8-35.1, ctprof's own CPU the same (medians 220.5 and 217.2
+ * us: a quiet stop's PTRACE_INTERRUPT sends an interrupt to the thread's
+ * CPU, a held one's does not), the mean stall 52.6-67.2 us against
+ * 61.7-82.0 (five runs each).  A thread that is found in the kernel goes
+ * on with PROBE_EVERY.
+ *
+ * Measured on bench/gaps.c at 999 Hz (a loop that times its own gaps),
+ * seven alternating runs: the thread lost 50.5 us per sample (median)
+ * quiet, 100.4 us held, and 60.1 us under perf --call-graph dwarf; the
+ * workload (bench/workload.c) ran 1.072 times as long as bare, 1.111
+ * held, 1.064 under perf.
+ *
+ * Where a thread of the target ran lately on the sampler's own CPU and
+ * the target's threads compete for the CPUs (one waited for a CPU a
+ * fifth of its time between two ticks that read it, or was found waiting
+ * at a tick: competing()), every CPU a thread ran on is held
+ * (plan_holds()).  Then the threads found at the take are those that ran
+ * at the tick, and no thread that waits for a CPU is stopped: three busy
+ * threads 1:2:3 on 2 CPUs (tests/targets/ratio3.c) at 999 Hz had
+ * 15/39/46% of the samples (--weight=samples; three runs,
+ * 20.7/36.2/43.1 in the worst) with quiet threads not held there,
+ * 16-17.5/33-34/49-50% held, against their own clocks' 17/33/50 (with
+ * CPU-time weights, both within 0.3 points).  Where the threads do not
+ * compete, holding every CPU only cost: two busy threads on 2 CPUs, six
+ * alternating runs each, ctprof used 42 us of CPU a sample (medians of
+ * the runs) against 59 held at 999 Hz, and 63 against 78 at 99 Hz; the
+ * median stall was 30.5 against 41 us, and 48.5 against 49.5; the
+ * workload ran 1.07 against 1.11 times as long as bare at 999 Hz, 1.02
+ * against 1.00 at 99 Hz (runs 0.96-1.14).  Before ctprof's timers
+ * stopped reprogramming the CPU's timer device at each tick
+ * (set_timer()), holding had made such threads faster: 1.27 times as
+ * long as bare against 1.39 (nine runs), 1.119 against 1.140 on a later
+ * VM (15). */
+
+/* Is thread T's CPU to be held for its stop at the next tick? */
+bool wants_hold(const struct thread *t)
+{
+	return !t->quiet &&
+	       (t->held_since < (t->entered ? PROBE_EVERY : PROBE_FIRST) || t->faulting);
+}
+
+/* T is not quiet after all. */
+static void not_quiet(struct sampler *sp, struct thread *t)
+{
+	t->quiet = false;
+	t->entered = true;
+	t->clean = 0;
+	t->held_since = 0;
+	if (!t->clean_need)
+		t->clean_need = CLEAN_FIRST;
+	t->clean_need = t->clean_need * 2 < CLEAN_MAX ? t->clean_need * 2 : CLEAN_MAX;
+	sp->stats.loud++;
+}
+
+/* T's page faults so far (FAULTS, read with its CPU time in run_mark):
+ * over each FAULT_WINDOW_NS of its CPU time, do they come too often for
+ * it to be quiet? */
+void note_faults(struct sampler *sp, struct thread *t, uint64_t faults)
+{
+	if (!t->flt_known || faults < t->flt_mark || t->run_mark < t->flt_run) {
+		t->flt_known = true;
+		t->flt_mark = faults;
+		t->flt_run = t->run_mark;
+		return;
+	}
+	if (t->run_mark - t->flt_run < FAULT_WINDOW_NS)
+		return;
+	t->faulting = (faults - t->flt_mark) * FAULT_GAP_NS > t->run_mark - t->flt_run;
+	t->entered |= t->faulting;
+	if (t->faulting && t->quiet)
+		not_quiet(sp, t);
+	t->flt_mark = faults;
+	t->flt_run = t->run_mark;
+}
+
+/* A stop of T asked for while it ran, as a probe or because T is quiet,
+ * has registers R.  Returns true if the sample is not to be counted. */
+bool judge_unheld(struct sampler *sp, struct thread *t, const struct user_regs_struct *r)
+{
+	bool entered = (long long)r->orig_rax >= 0 || t->faulting;
+
+	if (t->probe) {
+		t->probe = false;
+		t->held_since = 0;
+		sp->stats.probes++;
+		if (entered) {
+			t->clean = 0;
+			t->entered = true;
+		} else if (++t->clean >= (t->clean_need ? t->clean_need : CLEAN_FIRST)) {
+			t->quiet = true;
+			t->clean = 0;
+		}
+		return true;
+	}
+	if (!entered)
+		return false;
+	not_quiet(sp, t);
+	return true;
+}
+
+/* Is a CPU held at this tick? */
+bool holding(const struct sampler *sp)
+{
+	for (int c = 0; c < sp->kick.ncpus; c++)
+		if (sp->want[c] == WANT_HELD)
+			return true;
+	return false;
+}
+
+/* T's stop is asked for while it runs: a quiet thread's, a probe (see
+ * judge_unheld()), or one that would have been held. */
+void count_unheld(struct sampler *sp, struct thread *t)
+{
+	t->asked_held = false;
+	t->probe = sp->kicking && !wants_hold(t) && !t->quiet;
+	if (sp->kicking && t->quiet)
+		sp->stats.quiet++;
+	else if (!t->probe)
+		sp->stats.unheld++;
+}
+
+/* T's stop wants its CPU held (wants_hold()), and its helper did not take
+ * it at this tick: it woke too late, on a host slower than usual, or a
+ * thread of a higher priority held the CPU.  Asked for now, the stop
+ * would land where T next leaves the kernel, which is no sample of where
+ * it ran.  With the helpers kept off the CPUs by a SCHED_FIFO thread per
+ * CPU that spun 20-100 us every 100-400 us (tests/targets/rtsteal.c),
+ * 691-844 of selftime syscall's 2500 stops were asked for so, and its
+ * share of the call was 10-15 points above its own clock's; 4.6-9 with
+ * them put off (and, with kicker_claim() and not_held() too, 1-3.4;
+ * perf, 1-2).  So it is not asked for: T's CPU time and its tick go to
+ * its next sample.  After PUT_OFF_MAX times in a row, no
+ * more until a helper holds T's CPU again: a thread of the target with a
+ * real-time priority, which no helper preempts, is sampled as before, and
+ * so is any thread where no helper can be had at all. */
+bool put_off(struct sampler *sp, struct thread *t)
+{
+	if (sp->wall || sp->kick.disabled || !wants_hold(t) || t->put_off >= PUT_OFF_MAX)
+		return false;
+	t->put_off++;
+	t->carry++;
+	sp->stats.put_off++;
+	return true;
+}
+
+/* Reading after the tick: the CPUs the helpers take at tick N, which
+ * must be known before it.  Every CPU a thread of a target ran on
+ * lately (one that runs in bursts may wake up on any of them) and that
+ * wants holding; every such CPU if one of them is the sampler's own
+ * (see "Holding only where it counts"), which the sampler takes itself. */
+void plan_holds(struct sampler *sp, uint64_t n)
+{
+	struct kicker *k = &sp->kick;
+	bool shared = false;
+	size_t i;
+	int c;
+
+	memset(sp->want, 0, (size_t)k->ncpus);
+	if (!k->disabled && competing(sp, n))
+		for (i = 0; i < sp->session->nthreads && !shared; i++) {
+			const struct thread *t = &sp->session->threads[i];
+
+			shared = t->last_cpu == sp->here && !t->exiting && t->ran_n && n <= t->ran_n + RECENT_TICKS;
+		}
+	if (!k->disabled)
+		for (i = 0; i < sp->session->nthreads; i++) {
+			const struct thread *t = &sp->session->threads[i];
+
+			c = t->last_cpu;
+			if (!(c >= 0 && c < k->ncpus && !sp->want[c] && !t->exiting && t->ran_n &&
+			      n <= t->ran_n + RECENT_TICKS && (shared || wants_hold(t)) &&
+			      target_of(sp, t->proc, NULL)))
+				continue;
+			/* ctprof wakes up on its own CPU (a real-time thread
+			 * goes back to the CPU it left, where nothing runs
+			 * above it) and takes it there before a helper
+			 * could: with two busy threads on 2 CPUs at 999 Hz,
+			 * that helper came first at none of 3541 ticks, and
+			 * only cost the thread there its wake-up at every
+			 * tick.  Without it (8 alternating runs each), the
+			 * helpers used 21.4 us of CPU a sample instead of
+			 * 24.0 (medians); the threads' slowdown, 1.17
+			 * against 1.18, moved less than the runs did. */
+			sp->want[c] = c == sp->here ? WANT_SELF : kicker_want(k, c) ? WANT_READY : WANT_UNREADY;
+		}
+	for (c = 0; c < k->ncpus; c++)
+		if (sp->want[c] != WANT_READY)
+			kicker_skip(k, c, n);
+}
+
+/* The first tick's holds.  A helper starts when its CPU is first wanted
+ * (kicker_want()) and sleeps until the tick after, so every thread's first
+ * stop was put off (put_off()), its CPU time left to its next sample: a
+ * program run for 1.6 s at 1 Hz (tests/targets/ratio3.c) had no sample
+ * at all.  The helpers of the CPUs that the target's threads run on now
+ * start a period before the first tick, which holds those CPUs as the
+ * ticks after it do (plan_holds()). */
+void plan_first_holds(struct sampler *sp)
+{
+	struct session *s = sp->session;
+	int cpu;
+
+	if (!sp->kicking || sp->once)
+		return;
+	sp->here = sched_getcpu();
+	for (size_t i = 0; i < s->nthreads; i++) {
+		struct thread *t = &s->threads[i];
+
+		if (proc_state(t->stat_fd, &cpu, NULL) != 'R')
+			continue;
+		/* Seen running at tick 0, as choose_thread() notes it
+		 * (tick_n + 1): plan_holds() holds the CPUs of threads
+		 * seen running in the last RECENT_TICKS. */
+		t->last_cpu = cpu;
+		t->ran_n = 1;
+		if (cpu != sp->here)
+			kicker_want(&sp->kick, cpu);
+	}
+	if (sp->at_tick)
+		plan_holds(sp, 0);
+}
