@@ -3,33 +3,63 @@
  */
 #include "internal.h"
 
-/* Choose whether tick N stops thread T (into sp->picks) or reads it
- * again at the tick (into sp->late); a thread blocked in --wall mode is
- * asked to stop at once (no CPU to take from it).  Returns false if one
- * was, or may wake up on ctprof's CPU to stop, so that waiting for the
- * stops must not spin. */
-bool choose_thread(struct sampler *sp, struct thread *t)
+/* Thread T of tick N is runnable on CPU (sched: thread_sched()'s result,
+ * 1 if not read; FAULTS: its page faults): stop it, read it again at the
+ * tick, or leave it, where it has not run since its last sample. */
+static void choose_runnable(struct sampler *sp, struct thread *t, int cpu, int sched, uint64_t faults)
 {
-	struct session *s = sp->session;
-	uint64_t faults = 0;
-	int cpu = -1, sched = 1;        /* thread_sched()'s result once read
-	                                 * in this call; 1 until then */
-	bool left;
-	char state;
+	t->ran_n = sp->tick_n + 1;
+	/* Runnable is not running: a thread that has not run
+	 * since its last sample (it waits for a CPU) has no
+	 * CPU time to account for, and its stack is the one
+	 * it had. */
+	if (sched == 0) {
+		if (sp->kicking)
+			note_faults(sp, t, faults);
+		if (t->run_known && t->run_mark <= t->sample_run) {
+			sp->stats.not_run++;
+			waits_for(sp, cpu);
+			return;
+		}
+	}
+	if (sp->at_tick) {
+		int ran = ran_at_tick(sp, t, cpu);
 
+		if (ran == 0) {
+			sp->stats.not_run++;
+			waits_for(sp, cpu);
+			return;
+		}
+		t->at_take = ran > 0;
+		note_wait(sp, t);
+		add_pick(sp, t, cpu);
+		return;
+	}
+	/* One that blocks often may have blocked by the tick:
+	 * read again then, rather than wake it up to stop. */
+	note_wait(sp, t);
+	if (sp->wall || !bursty(sp, t) || !add_late(sp, t, cpu, true))
+		add_pick(sp, t, cpu);
+}
+
+/* What tick N chooses for thread T without reading its stat: 1 or 0,
+ * choose_thread()'s result, or -1 where its stat is to be read.  *SCHED:
+ * thread_sched()'s result where it was read. */
+static int choose_unread(struct sampler *sp, struct thread *t, int *sched)
+{
 	/* Timed by its own event (ktrigger.h), or by one closed at the end:
 	 * never the timer's. */
 	if (t->exiting || t->ev_fd >= 0 || t->ev_timed)
-		return true;
+		return 1;
 	if (t->listening) {
 		/* In a group stop: taken (and left stopped) only for
 		 * a dump; the interrupt brings it to report again. */
 		if (sp->once && target_of(sp, t->proc, NULL)) {
 			t->blocked_sample = false;
 			add_pick(sp, t, -1);
-			return false;
+			return 0;
 		}
-		return true;
+		return 1;
 	}
 	if (t->sample_wanted) {
 		/* Its stop is late: it waits where it did, or runs
@@ -38,7 +68,7 @@ bool choose_thread(struct sampler *sp, struct thread *t)
 			count_again(sp, t);
 		else
 			late_tick(sp, t);
-		return true;
+		return 1;
 	}
 	t->at_take = false;
 	if (sp->wall) {
@@ -47,17 +77,17 @@ bool choose_thread(struct sampler *sp, struct thread *t)
 		 * no stop. */
 		if (thread_sched(t) == 0 && wait_now(t) && t->slices_mark == t->last_slices) {
 			count_again(sp, t);
-			return true;
+			return 1;
 		}
 	} else if (t->idle_known) {
 		/* Nor is there anything to sample in a thread that was
 		 * blocked and has not been given a CPU since: a read of
 		 * schedstat is cheaper than one of stat. */
-		if ((sched = thread_sched(t)) == 0 && t->slices_mark == t->idle_slices) {
+		if ((*sched = thread_sched(t)) == 0 && t->slices_mark == t->idle_slices) {
 			/* Unless it may wake up by the tick. */
 			if (!sp->at_tick && bursty(sp, t))
 				add_late(sp, t, t->last_cpu, false);
-			return true;
+			return 1;
 		}
 		t->idle_known = false;
 		t->ran_n = sp->tick_n + 1;
@@ -84,15 +114,36 @@ bool choose_thread(struct sampler *sp, struct thread *t)
 	 * taken, none, 0.3-0.4% and 0.030-0.041. */
 	if (sp->at_tick && !sp->wall && t->cpu_read_n && sp->tick_n + 1 - t->cpu_read_n < CPU_READ_TICKS &&
 	    (!t->moved_n || sp->tick_n + 1 - t->moved_n > RECENT_TICKS) && !competing(sp, sp->tick_n) &&
-	    taken_at(sp, t->last_cpu) && (sched == 0 || (sched = thread_sched(t)) == 0) && t->run_known &&
+	    taken_at(sp, t->last_cpu) && (*sched == 0 || (*sched = thread_sched(t)) == 0) && t->run_known &&
 	    t->run_mark > t->sample_run && awake_since_resume(t, taken_at(sp, t->last_cpu)) &&
 	    target_of(sp, t->proc, NULL)) {
 		t->ran_n = sp->tick_n + 1;
 		t->blocked_sample = false;
 		note_wait(sp, t);
 		add_pick(sp, t, t->last_cpu);
-		return true;
+		return 1;
 	}
+	return -1;
+}
+
+/* Choose whether tick N stops thread T (into sp->picks) or reads it
+ * again at the tick (into sp->late); a thread blocked in --wall mode is
+ * asked to stop at once (no CPU to take from it).  Returns false if one
+ * was, or may wake up on ctprof's CPU to stop, so that waiting for the
+ * stops must not spin. */
+bool choose_thread(struct sampler *sp, struct thread *t)
+{
+	struct session *s = sp->session;
+	uint64_t faults = 0;
+	int cpu = -1, sched = 1;        /* thread_sched()'s result once read
+	                                 * in this call; 1 until then */
+	bool left;
+	char state;
+	int r;
+
+	r = choose_unread(sp, t, &sched);
+	if (r >= 0)
+		return r;
 	/* Any other thread, a quiet one included, has its stat read: its
 	 * schedstat alone cannot say that it runs now.  The CPU time there
 	 * (se.sum_exec_runtime) moves for a running thread only when the
@@ -155,38 +206,7 @@ bool choose_thread(struct sampler *sp, struct thread *t)
 		return true;
 	t->blocked_sample = false;
 	if (state == 'R') {
-		t->ran_n = sp->tick_n + 1;
-		/* Runnable is not running: a thread that has not run
-		 * since its last sample (it waits for a CPU) has no
-		 * CPU time to account for, and its stack is the one
-		 * it had. */
-		if (sched == 0) {
-			if (sp->kicking)
-				note_faults(sp, t, faults);
-			if (t->run_known && t->run_mark <= t->sample_run) {
-				sp->stats.not_run++;
-				waits_for(sp, cpu);
-				return true;
-			}
-		}
-		if (sp->at_tick) {
-			int ran = ran_at_tick(sp, t, cpu);
-
-			if (ran == 0) {
-				sp->stats.not_run++;
-				waits_for(sp, cpu);
-				return true;
-			}
-			t->at_take = ran > 0;
-			note_wait(sp, t);
-			add_pick(sp, t, cpu);
-			return true;
-		}
-		/* One that blocks often may have blocked by the tick:
-		 * read again then, rather than wake it up to stop. */
-		note_wait(sp, t);
-		if (sp->wall || !bursty(sp, t) || !add_late(sp, t, cpu, true))
-			add_pick(sp, t, cpu);
+		choose_runnable(sp, t, cpu, sched, faults);
 		return true;
 	}
 	if (state == 'T' || state == 't' || state == 'Z' || state == 'X' || still_waiting(sp, t, &left)) {

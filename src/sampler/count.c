@@ -87,6 +87,135 @@ static void unpeek(struct sampler *sp, const struct capture *c)
 	keep_uncut(t, t->peek_nr, t->peek_sp, t->peek_pc, c->ticks);
 }
 
+/* Walk capture C's stack into sp->pcs (*N frames), taking frames the
+ * walk could not from the kernel's chain of a ring's tick (chain.c), and
+ * count the result in -v's figures. */
+static void walk_capture(struct sampler *sp, struct capture *c, unsigned *np)
+{
+	struct sampler_stats *st = &sp->stats;
+	struct target *tgt = c->target;
+	uint64_t t0 = now_ns(), us = c->stall_ns / 1000;
+	enum unwind_result res;
+	unsigned n = 0, fp = 0;
+
+	st->samples++;
+	if (!c->in_kernel) {
+		st->stall_ns += c->stall_ns;
+		st->stall_hist[us < STALL_BUCKETS ? us : STALL_BUCKETS - 1]++;
+	}
+
+	if (c->cut_short) {
+		sp->pcs[0] = c->regs.rip;
+		n = 1;
+		res = UNWIND_TRUNCATED;
+	} else {
+		res = sp->unwinder->walk(tgt->unwind_state, c, sp->pcs, sp->max_frames, &n, &fp);
+	}
+	/* A ring's tick whose frames go on on another stack, copied
+	 * as the ring was read, after the thread ran on: a walk that
+	 * fails past its first frame read stale words there (1 stack
+	 * in 12 runs of sigtramp's 900 samples, its handler on an
+	 * alternate stack), where nothing is wrong with the walk: cut
+	 * short there, not failed. */
+	if (res == UNWIND_FAILED && c->from_ring && c->stack2_len && n >= 2)
+		res = UNWIND_TRUNCATED;
+	if (c->nchain && (c->go_sigframe || c->go_vdso) &&
+	    (c->go_sigframe ? splice_signal(sp, tgt, c, sp->pcs, &n, sp->max_frames)
+			    : splice_chain(tgt, c, sp->pcs, &n, sp->max_frames))) {
+		res = UNWIND_COMPLETE;
+		st->spliced[c->go_sigframe]++;
+	} else if (res == UNWIND_TRUNCATED && c->nchain && chain_on(tgt, c, sp->pcs, &n, sp->max_frames)) {
+		res = go_top(tgt, sp->pcs[n - 1]) ? UNWIND_COMPLETE : UNWIND_TRUNCATED;
+		st->chained++;
+	}
+	/* A new thread on its first instructions, just back from clone
+	 * or clone3 with the child's 0: its stack holds nothing yet,
+	 * and the CFI there is the parent's, or none (glibc ends
+	 * clone3's before the system call).  Taken at its first stop,
+	 * before it ran, it has -1 for the call; taken after it ran a
+	 * few instructions towards the call of its start function
+	 * (test, branch, align the stack: 17 bytes in glibc 2.36's
+	 * clone3), it is within CLONE_CHILD_SPAN of where it started.
+	 * Not a stop taken where a signal came: the registers are
+	 * those of code that ran, after any call that returned 0. */
+	if (res == UNWIND_FAILED && n == 1 && c->regs.rax == 0 && !c->at_handler &&
+	    (c->regs.orig_rax == SYS_clone || c->regs.orig_rax == SYS_clone3 ||
+	     (c->start_ip && c->regs.rip - c->start_ip < CLONE_CHILD_SPAN) ||
+	     (c->regs.orig_rax == (unsigned long long)-1 &&
+	      maps_after_syscall(&c->target->maps, c->regs.rip))))
+		res = UNWIND_COMPLETE;
+	st->fp_frames += fp;
+	st->unwind_ns += now_ns() - t0;
+	if (res == UNWIND_COMPLETE)
+		st->unwind_complete++;
+	else if (res == UNWIND_TRUNCATED)
+		st->unwind_truncated++;
+	else
+		st->unwind_failed++;
+	st->frames += n;
+	*np = n;
+}
+
+/* Count capture C's stack of N frames in sp->pcs: as frame keys, with the
+ * leaf of a call it waits in or a kernel tick, and for --wall the place
+ * it waits remembered. */
+static void count_capture(struct sampler *sp, struct capture *c, unsigned n)
+{
+	struct sampler_stats *st = &sp->stats;
+	struct target *tgt = c->target;
+	uint64_t t0 = now_ns();
+	struct wait_site callers;
+	unsigned j;
+
+	if ((c->blocked || c->waited) && (long long)c->regs.orig_rax >= 0)
+		find_callers(c, sp->pcs, n, &callers);
+	for (j = 0; j < n; j++)
+		sp->pcs[j] = maps_frame_key(&tgt->maps, sp->pcs[j]);
+	/* A tick in the kernel: under the user frame that entered it. */
+	if (c->in_kernel)
+		push_leaf(sp, &n, frame_key(FRAME_MODULE_SYSCALL, FRAME_KERNEL));
+	/* The leaf says which call it waits in.  A blocked thread
+	 * whose stop came at the exit of a system call (orig_rax >= 0;
+	 * after an interrupt it is negative) was in that call when its
+	 * stop was asked for: the first return to user space takes
+	 * the stop.  The call may have ended meanwhile: a nanosleep
+	 * whose time is up when the woken thread gets a CPU returns 0
+	 * rather than be restarted.  Counted where it stopped, such a
+	 * thread ran in __clock_nanosleep for 15-20% of the samples of
+	 * a client that sleeps 0.5 ms between requests, with stops of
+	 * 230 us (wall.sh's echoserver). */
+	if (c->blocked && (long long)c->regs.orig_rax >= 0) {
+		push_leaf(sp, &n, frame_key_syscall((long)c->regs.orig_rax));
+		if (c->woke)
+			st->woke_stops++;
+		else
+			st->blocked_stops += !c->peeked;
+		remember_wait(sp, c, sp->pcs, n, &callers);
+	} else if (sp->wall) {
+		forget_wait(sp, c->tid);
+	}
+	st->counted += c->ticks;
+	if (c->pending)
+		stacks_add_pending(&sp->stacks, tgt->proc->pid, c->tid, sp->pcs, n, c->ticks);
+	else
+		stacks_add(&sp->stacks, tgt->proc->pid, c->tid, sp->pcs, n, c->ticks, c->ns);
+	/* --wall: the ticks it was left asleep in the call whose exit
+	 * it stopped at, counted as a blocked stop there would have
+	 * been, and the place remembered as such a stop's, but for a
+	 * thread that runs now. */
+	if (c->waited) {
+		push_leaf(sp, &n, frame_key_syscall((long)c->regs.orig_rax));
+		remember_wait(sp, c, sp->pcs, n, &callers);
+		forget_wait(sp, c->tid);
+		stacks_add(&sp->stacks, tgt->proc->pid, c->tid, sp->pcs, n, c->waited,
+			   sp->period_ns * c->waited);
+		st->counted += c->waited;
+		st->reused += c->waited;
+	}
+	st->part_ns.intern += now_ns() - t0;
+	note_thread(sp, tgt->proc->pid, c->tid);
+}
+
 void unwind_captures(struct sampler *sp)
 {
 	struct sampler_stats *st = &sp->stats;
@@ -104,130 +233,28 @@ void unwind_captures(struct sampler *sp)
 	}
 	for (i = 0; i < sp->ncaps; i++) {
 		struct capture *c = &sp->caps[i];
-		struct target *tgt = c->target;
-		uint64_t t0 = now_ns(), t1, us = c->stall_ns / 1000;
-		struct wait_site callers;
-		enum unwind_result res;
-		unsigned n = 0, j, fp = 0;
+		unsigned n = 0, fp = 0;
 
 		if (not_held(sp, c))
 			continue;
+		/* A --wall stack read without a stop (peek_wait()): counted
+		 * only if its walk completes (else unpeek()). */
 		if (c->peeked) {
-			res = sp->unwinder->walk(tgt->unwind_state, c, sp->pcs, sp->max_frames, &n, &fp);
-			t1 = now_ns();
-			st->unwind_ns += t1 - t0;
+			uint64_t t0 = now_ns();
+			enum unwind_result res = sp->unwinder->walk(c->target->unwind_state, c, sp->pcs,
+								    sp->max_frames, &n, &fp);
+
+			st->unwind_ns += now_ns() - t0;
 			if (res != UNWIND_COMPLETE) {
 				unpeek(sp, c);
 				continue;
 			}
 			st->peeks++;
 			st->reused += c->ticks;
-			goto walked;
-		}
-		st->samples++;
-		if (!c->in_kernel) {
-			st->stall_ns += c->stall_ns;
-			st->stall_hist[us < STALL_BUCKETS ? us : STALL_BUCKETS - 1]++;
-		}
-
-		if (c->cut_short) {
-			sp->pcs[0] = c->regs.rip;
-			n = 1;
-			res = UNWIND_TRUNCATED;
 		} else {
-			res = sp->unwinder->walk(tgt->unwind_state, c, sp->pcs, sp->max_frames, &n, &fp);
+			walk_capture(sp, c, &n);
 		}
-		/* A ring's tick whose frames go on on another stack, copied
-		 * as the ring was read, after the thread ran on: a walk that
-		 * fails past its first frame read stale words there (1 stack
-		 * in 12 runs of sigtramp's 900 samples, its handler on an
-		 * alternate stack), where nothing is wrong with the walk: cut
-		 * short there, not failed. */
-		if (res == UNWIND_FAILED && c->from_ring && c->stack2_len && n >= 2)
-			res = UNWIND_TRUNCATED;
-		if (c->nchain && (c->go_sigframe || c->go_vdso) &&
-		    (c->go_sigframe ? splice_signal(sp, tgt, c, sp->pcs, &n, sp->max_frames)
-				    : splice_chain(tgt, c, sp->pcs, &n, sp->max_frames))) {
-			res = UNWIND_COMPLETE;
-			st->spliced[c->go_sigframe]++;
-		} else if (res == UNWIND_TRUNCATED && c->nchain && chain_on(tgt, c, sp->pcs, &n, sp->max_frames)) {
-			res = go_top(tgt, sp->pcs[n - 1]) ? UNWIND_COMPLETE : UNWIND_TRUNCATED;
-			st->chained++;
-		}
-		/* A new thread on its first instructions, just back from clone
-		 * or clone3 with the child's 0: its stack holds nothing yet,
-		 * and the CFI there is the parent's, or none (glibc ends
-		 * clone3's before the system call).  Taken at its first stop,
-		 * before it ran, it has -1 for the call; taken after it ran a
-		 * few instructions towards the call of its start function
-		 * (test, branch, align the stack: 17 bytes in glibc 2.36's
-		 * clone3), it is within CLONE_CHILD_SPAN of where it started.
-		 * Not a stop taken where a signal came: the registers are
-		 * those of code that ran, after any call that returned 0. */
-		if (res == UNWIND_FAILED && n == 1 && c->regs.rax == 0 && !c->at_handler &&
-		    (c->regs.orig_rax == SYS_clone || c->regs.orig_rax == SYS_clone3 ||
-		     (c->start_ip && c->regs.rip - c->start_ip < CLONE_CHILD_SPAN) ||
-		     (c->regs.orig_rax == (unsigned long long)-1 &&
-		      maps_after_syscall(&c->target->maps, c->regs.rip))))
-			res = UNWIND_COMPLETE;
-		t1 = now_ns();
-		st->fp_frames += fp;
-		st->unwind_ns += t1 - t0;
-		if (res == UNWIND_COMPLETE)
-			st->unwind_complete++;
-		else if (res == UNWIND_TRUNCATED)
-			st->unwind_truncated++;
-		else
-			st->unwind_failed++;
-		st->frames += n;
-walked:
-		if ((c->blocked || c->waited) && (long long)c->regs.orig_rax >= 0)
-			find_callers(c, sp->pcs, n, &callers);
-		for (j = 0; j < n; j++)
-			sp->pcs[j] = maps_frame_key(&tgt->maps, sp->pcs[j]);
-		/* A tick in the kernel: under the user frame that entered it. */
-		if (c->in_kernel)
-			push_leaf(sp, &n, frame_key(FRAME_MODULE_SYSCALL, FRAME_KERNEL));
-		/* The leaf says which call it waits in.  A blocked thread
-		 * whose stop came at the exit of a system call (orig_rax >= 0;
-		 * after an interrupt it is negative) was in that call when its
-		 * stop was asked for: the first return to user space takes
-		 * the stop.  The call may have ended meanwhile: a nanosleep
-		 * whose time is up when the woken thread gets a CPU returns 0
-		 * rather than be restarted.  Counted where it stopped, such a
-		 * thread ran in __clock_nanosleep for 15-20% of the samples of
-		 * a client that sleeps 0.5 ms between requests, with stops of
-		 * 230 us (wall.sh's echoserver). */
-		if (c->blocked && (long long)c->regs.orig_rax >= 0) {
-			push_leaf(sp, &n, frame_key_syscall((long)c->regs.orig_rax));
-			if (c->woke)
-				st->woke_stops++;
-			else
-				st->blocked_stops += !c->peeked;
-			remember_wait(sp, c, sp->pcs, n, &callers);
-		} else if (sp->wall) {
-			forget_wait(sp, c->tid);
-		}
-		st->counted += c->ticks;
-		if (c->pending)
-			stacks_add_pending(&sp->stacks, tgt->proc->pid, c->tid, sp->pcs, n, c->ticks);
-		else
-			stacks_add(&sp->stacks, tgt->proc->pid, c->tid, sp->pcs, n, c->ticks, c->ns);
-		/* --wall: the ticks it was left asleep in the call whose exit
-		 * it stopped at, counted as a blocked stop there would have
-		 * been, and the place remembered as such a stop's, but for a
-		 * thread that runs now. */
-		if (c->waited) {
-			push_leaf(sp, &n, frame_key_syscall((long)c->regs.orig_rax));
-			remember_wait(sp, c, sp->pcs, n, &callers);
-			forget_wait(sp, c->tid);
-			stacks_add(&sp->stacks, tgt->proc->pid, c->tid, sp->pcs, n, c->waited,
-				   sp->period_ns * c->waited);
-			st->counted += c->waited;
-			st->reused += c->waited;
-		}
-		st->part_ns.intern += now_ns() - t1;
-		note_thread(sp, tgt->proc->pid, c->tid);
+		count_capture(sp, c, n);
 	}
 	sp->ncaps = 0;
 	/* A process that is gone has nothing more to unwind: its unwinder's

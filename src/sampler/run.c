@@ -60,48 +60,57 @@ static void lower_priority(void)
 	sched_setscheduler(0, SCHED_OTHER, &p);
 }
 
-int sampler_run(struct sampler *sp)
-{
-	struct session *s = sp->session;
-	uint64_t period = sp->period_ns = 1000000000ULL / sp->frequency;
-	uint64_t start = now_ns(), end = 0, cpu0, tcpu0, next_interval = 0;
-	unsigned long fds_short0;
-	unsigned long other_stops0, signals0;
-	uint64_t other0, cpu_before, next_drain = 0;
-	bool others_woke = false;
-	int started, prio_err;
-	/* Tick n is at tick_time(t0, period, n). */
-	uint64_t t0 = sp->t0 = start + period, next_n = 0, taken_n = 0, late_max = period / 4;
+/* The counters a run's -v figures are taken from, at its start. */
+struct run_marks {
+	uint64_t start, cpu, tcpu, other;
+	unsigned long fds_short, other_stops, signals;
+};
 
+/* The loop's clock: tick n is at tick_time(t0, period, n); next_n is the
+ * next tick to take and taken_n the last taken. */
+struct run_clock {
+	uint64_t t0, period, end, late_max, next_n, taken_n, next_interval, next_drain;
+};
+
+static void close_timers(struct sampler *sp)
+{
+	for (int i = 0; i < 2; i++) {
+		if (sp->tfd[i] >= 0)
+			close(sp->tfd[i]);
+		sp->tfd[i] = -1;
+	}
+}
+
+/* The two timerfds the ticks alternate on (set_timer()).  0 or -errno. */
+static int open_timers(struct sampler *sp)
+{
 	for (int i = 0; i < 2; i++) {
 		sp->tfd_tick[i] = UINT64_MAX;
 		sp->tfd[i] = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 		if (sp->tfd[i] < 0) {
 			int err = -errno;
 
-			if (i)
-				close(sp->tfd[0]);
-			sp->tfd[0] = -1;
+			close_timers(sp);
 			return err;
 		}
 	}
-	if (sp->duration > 0)
-		end = start + (uint64_t)(sp->duration * 1e9);
-	if (sp->hooks.interval_ns)
-		next_interval = start + sp->hooks.interval_ns;
-	cpu0 = cpu_time_ns();
-	tcpu0 = thread_cpu_ns();
-	sp->stats.fds_before = count_open_fds();
-	fds_short0 = proc_fds_short;
-	other0 = s->other_ns;
-	other_stops0 = s->other_stops;
-	signals0 = s->signals_forwarded;
-	{
-		struct timespec rt;
+	return 0;
+}
 
-		clock_gettime(CLOCK_REALTIME, &rt);
-		sp->stats.start_realtime_ns = (int64_t)rt.tv_sec * 1000000000LL + rt.tv_nsec;
-	}
+static void mark_start(struct sampler *sp, struct run_marks *m)
+{
+	struct session *s = sp->session;
+	struct timespec rt;
+
+	m->cpu = cpu_time_ns();
+	m->tcpu = thread_cpu_ns();
+	sp->stats.fds_before = count_open_fds();
+	m->fds_short = proc_fds_short;
+	m->other = s->other_ns;
+	m->other_stops = s->other_stops;
+	m->signals = s->signals_forwarded;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	sp->stats.start_realtime_ns = (int64_t)rt.tv_sec * 1000000000LL + rt.tv_nsec;
 	/* CPU time used before profiling is not the profile's. */
 	for (size_t i = 0; i < s->nthreads; i++) {
 		struct thread *t = &s->threads[i];
@@ -109,14 +118,18 @@ int sampler_run(struct sampler *sp)
 		t->run_known = thread_sched(t) == 0;
 		t->run_ns = t->run_first = t->sample_run = t->run_known ? t->run_mark : 0;
 	}
-	s->on_exit = thread_exits;
+}
+
+/* The trigger, the helpers and the first ticks' timers.  0, or -errno
+ * with all of them undone. */
+static int start(struct sampler *sp, struct run_clock *rc)
+{
+	int started, prio_err;
+
 	prio_err = raise_priority(sp);
 	started = start_trigger(sp);
 	if (started < 0) {
-		for (int i = 0; i < 2; i++) {
-			close(sp->tfd[i]);
-			sp->tfd[i] = -1;
-		}
+		close_timers(sp);
 		lower_priority();
 		return started;
 	}
@@ -126,194 +139,166 @@ int sampler_run(struct sampler *sp)
 		verbose_msg("no real-time or raised priority (%s): samples may come late when all CPUs are busy",
 			    strerror(prio_err));
 	if (!sp->timed) {
-		start_kicking(sp, t0);
+		start_kicking(sp, rc->t0);
 		plan_first_holds(sp);
 	}
 	if (!sp->timed && (set_timer(sp, 0) < 0 || (!sp->once && set_timer(sp, 1) < 0))) {
 		int err = -errno;
 
-		for (int i = 0; i < 2; i++) {
-			close(sp->tfd[i]);
-			sp->tfd[i] = -1;
-		}
+		close_timers(sp);
 		kicker_release(&sp->kick);
 		lower_priority();
 		return err;
 	}
 	if (sp->timed)
-		arm_for_untimed(sp, &next_n, &taken_n);
-	/* From here on, statuses are reaped after the signalfd says there
-	 * are some (SIGCHLD), and only then. */
+		arm_for_untimed(sp, &rc->next_n, &rc->taken_n);
+	return 0;
+}
+
+/* The session's signals came (stops, exits, the target's signals): reap
+ * them, and unwind what stops and rings brought.  OTHERS_WOKE: whether
+ * this wake-up was for stops ctprof did not ask for alone, whose CPU time
+ * (from CPU_BEFORE, where known) is theirs. */
+static void on_signals(struct sampler *sp, const struct pollfd *pfd, uint64_t cpu_before, bool *others_woke)
+{
+	struct session *s = sp->session;
+	uint64_t woke = now_ns(), other = s->other_ns;
+	unsigned waiting = s->waiting;
+
+	session_read_signals(s);
 	session_reap(s);
-
-	for (;;) {
-		struct pollfd pfd[4] = {
-			{ .fd = s->sigfd, .events = POLLIN },
-			{ .fd = sp->hooks.fd, .events = POLLIN },
-			{ .fd = sp->tfd[0], .events = POLLIN },
-			{ .fd = sp->tfd[1], .events = POLLIN },
-		};
-		struct timespec ts, *tsp = NULL;
-		uint64_t now, until;
-
-		if (session_done(s) || s->stop_signal || sp->stop)
-			break;
+	/* A wake-up for stops ctprof did not ask for only: reading the
+	 * signals is theirs too. */
+	*others_woke = s->waiting == waiting && s->other_ns != other &&
+		       !((pfd[1].revents | pfd[2].revents | pfd[3].revents) & (POLLIN | POLLHUP | POLLERR));
+	if (*others_woke && cpu_before)
+		s->other_ns = other + thread_cpu_ns() - cpu_before;
+	else if (*others_woke)
+		s->other_ns += now_ns() - woke - (s->other_ns - other);
+	/* Stops that came after their tick stopped waiting, and the perf
+	 * trigger's. */
+	drain_rings(sp);
+	if (sp->ncaps) {
 		if (sp->timed)
-			arm_for_untimed(sp, &next_n, &taken_n);
-		now = now_ns();
-		if (end && now >= end)
-			break;
-		/* A dump's one tick is over when every stop it asked for came. */
-		if (sp->once && sp->stats.ticks && (!s->waiting || now >= end))
-			break;
-		if (next_interval && now >= next_interval) {
-			sp->hooks.on_interval(sp, sp->hooks.arg);
-			next_interval += sp->hooks.interval_ns;
-			if (next_interval <= now)
-				next_interval = now + sp->hooks.interval_ns;
-			continue;
-		}
-		until = end;
-		if (next_interval && (!until || next_interval < until))
-			until = next_interval;
-		/* Rings fill without waking ctprof: emptied at least this often. */
-		if (sp->ktrig.kernel || sp->ktrig.user_rings) {
-			if (now >= next_drain) {
-				drain_rings(sp);
-				if (sp->ncaps) {
-					next_epoch(sp);
-					unwind_captures(sp);
-				}
-				next_drain = now + RING_DRAIN_NS;
-			}
-			if (!until || next_drain < until)
-				until = next_drain;
-		}
-		if (until) {
-			ts.tv_sec = (time_t)((until - now) / 1000000000ULL);
-			ts.tv_nsec = (long)((until - now) % 1000000000ULL);
-			tsp = &ts;
-		}
-		/* While the target's own stops wake ctprof, the CPU time
-		 * of a wake-up for them alone is timed whole (the kernel's
-		 * part too); otherwise only from the wake-up on, which
-		 * costs no system call. */
-		cpu_before = others_woke ? thread_cpu_ns() : 0;
-		/* No hook: its place is left out of the poll (fd -1). */
-		if (ppoll(pfd, 4, tsp, NULL) < 0 && errno != EINTR)
-			break;
-		others_woke = false;
-		if (sp->hooks.fd >= 0 && (pfd[1].revents & (POLLIN | POLLHUP | POLLERR)))
-			sp->hooks.on_fd(sp, sp->hooks.arg);
-		if (pfd[0].revents & POLLIN) {
-			uint64_t woke = now_ns(), other = s->other_ns;
-			unsigned waiting = s->waiting;
+			next_epoch(sp);
+		unwind_captures(sp);
+	}
+}
 
-			session_read_signals(s);
-			session_reap(s);
-			/* A wake-up for stops ctprof did not ask for
-			 * only: reading the signals is theirs too. */
-			others_woke = s->waiting == waiting && s->other_ns != other &&
-				      !((pfd[1].revents | pfd[2].revents | pfd[3].revents) & (POLLIN | POLLHUP | POLLERR));
-			if (others_woke && cpu_before)
-				s->other_ns = other + thread_cpu_ns() - cpu_before;
-			else if (others_woke)
-				s->other_ns += now_ns() - woke - (s->other_ns - other);
-			/* Stops that came after their tick stopped waiting,
-			 * and the perf trigger's. */
+/* A tick's timer fired: take the tick due (or the latest, if ctprof came
+ * too late for it), then set the timers for the next one taken.  False
+ * if the run's end came first. */
+static bool on_timer(struct sampler *sp, struct run_clock *rc)
+{
+	struct session *s = sp->session;
+	uint64_t woke = now_ns(), n = rc->next_n, skipped = 0, left;
+
+	/* A timer that fired with the run's end, for a tick at or after
+	 * it: not the run's. */
+	if (rc->end && !sp->once && tick_time(rc->t0, rc->period, n) >= rc->end)
+		return false;
+	/* Too late for tick n (its helpers have let go): take the latest
+	 * tick instead, and count those between as missed, unless ctprof
+	 * was stopped with its command (Ctrl-Z): there was nothing to
+	 * sample then. */
+	if (woke > tick_time(rc->t0, rc->period, n) + rc->late_max) {
+		uint64_t m = tick_next(rc->t0, rc->period, woke) - 1;
+
+		/* ... but none from the run's end on. */
+		if (rc->end && !sp->once && woke >= rc->end)
+			m = tick_next(rc->t0, rc->period, rc->end - 1) - 1;
+
+		skipped = m > n ? m - n : 0;
+		n += skipped;
+	}
+	if (s->resumed_after_stop) {
+		s->resumed_after_stop = false;
+		skipped = 0;
+	}
+	sp->stats.ticks += 1 + skipped;
+	sp->stats.missed += skipped;
+	sp->stats.lead_ns += lead(sp);
+	sp->stats.delay_ns += sp->delay_ns;
+	/* The next tick's timer, before the tick waits for it (set
+	 * already, unless ticks were skipped); the one after it once the
+	 * tick's stops are taken, so as not to delay them. */
+	if (!sp->once)
+		set_timer(sp, n + 1);
+	tick(sp, n, tick_time(rc->t0, rc->period, n), woke);
+	left = throttle(sp, n);
+	rc->taken_n = n;
+	rc->next_n = n + 1 + left;
+	if (left) {
+		/* The ticks left out wake neither ctprof nor the helpers:
+		 * the next tick's timer is the one taken's. */
+		sp->stats.ticks += left;
+		sp->stats.throttled += left;
+		kicker_from(&sp->kick, rc->next_n);
+		set_timer(sp, rc->next_n);
+	}
+	/* The helpers hold CPUs for the next tick taken only: planned for
+	 * one left out, they would wake for it. */
+	if (sp->at_tick) {
+		plan_holds(sp, rc->next_n);
+		watch_idle(sp);
+	}
+	if (!sp->once) {
+		set_timer(sp, rc->next_n + 1);
+	} else {
+		/* A thread in uninterruptible sleep stops when it leaves
+		 * it: not waited for longer than a second. */
+		rc->end = now_ns() + 1000000000ULL;
+		clear_timers(sp);
+	}
+	return true;
+}
+
+/* When ctprof next has something to do without a wake-up (the run's end,
+ * the next interval, the next emptying of the rings, which fill without
+ * waking it), emptying the rings first if that is due.  0: nothing. */
+static uint64_t next_due(struct sampler *sp, struct run_clock *rc, uint64_t now)
+{
+	uint64_t until = rc->end;
+
+	if (rc->next_interval && (!until || rc->next_interval < until))
+		until = rc->next_interval;
+	if (sp->ktrig.kernel || sp->ktrig.user_rings) {
+		if (now >= rc->next_drain) {
 			drain_rings(sp);
 			if (sp->ncaps) {
-				if (sp->timed)
-					next_epoch(sp);
+				next_epoch(sp);
 				unwind_captures(sp);
 			}
-			if (session_done(s))
-				continue;
+			rc->next_drain = now + RING_DRAIN_NS;
 		}
-		/* The timers are not read: setting one again (or disarming
-		 * it) clears it, and a read cost a system call a tick. */
-		if ((pfd[2].revents | pfd[3].revents) & POLLIN) {
-			uint64_t woke = now_ns(), n = next_n, skipped = 0, left;
-
-			/* A timer that fired with the run's end, for a
-			 * tick at or after it: not the run's. */
-			if (end && !sp->once && tick_time(t0, period, n) >= end)
-				break;
-			/* Too late for tick n (its helpers have let go):
-			 * take the latest tick instead, and count those
-			 * between as missed, unless ctprof was stopped
-			 * with its command (Ctrl-Z): there was nothing
-			 * to sample then. */
-			if (woke > tick_time(t0, period, n) + late_max) {
-				uint64_t m = tick_next(t0, period, woke) - 1;
-
-				/* ... but none from the run's end on. */
-				if (end && !sp->once && woke >= end)
-					m = tick_next(t0, period, end - 1) - 1;
-
-				skipped = m > n ? m - n : 0;
-				n += skipped;
-			}
-			if (s->resumed_after_stop) {
-				s->resumed_after_stop = false;
-				skipped = 0;
-			}
-			sp->stats.ticks += 1 + skipped;
-			sp->stats.missed += skipped;
-			sp->stats.lead_ns += lead(sp);
-			sp->stats.delay_ns += sp->delay_ns;
-			/* The next tick's timer, before the tick waits for
-			 * it (set already, unless ticks were skipped); the
-			 * one after it once the tick's stops are taken, so
-			 * as not to delay them. */
-			if (!sp->once)
-				set_timer(sp, n + 1);
-			tick(sp, n, tick_time(t0, period, n), woke);
-			left = throttle(sp, n);
-			taken_n = n;
-			next_n = n + 1 + left;
-			if (left) {
-				/* The ticks left out wake neither ctprof nor
-				 * the helpers: the next tick's timer is the
-				 * one taken's. */
-				sp->stats.ticks += left;
-				sp->stats.throttled += left;
-				kicker_from(&sp->kick, next_n);
-				set_timer(sp, next_n);
-			}
-			/* The helpers hold CPUs for the next tick taken
-			 * only: planned for one left out, they would wake
-			 * for it. */
-			if (sp->at_tick) {
-				plan_holds(sp, next_n);
-				watch_idle(sp);
-			}
-			if (!sp->once) {
-				set_timer(sp, next_n + 1);
-			} else {
-				/* A thread in uninterruptible sleep
-				 * stops when it leaves it: not waited
-				 * for longer than a second. */
-				end = now_ns() + 1000000000ULL;
-				clear_timers(sp);
-			}
-		}
+		if (!until || rc->next_drain < until)
+			until = rc->next_drain;
 	}
-	/* Ticks left out whose time had not come when sampling ended (or
-	 * came with -d's end or after it) were not the run's. */
-	{
-		uint64_t over = now_ns();
+	return until;
+}
 
-		if (end && !sp->once && end < over)
-			over = end;
-		for (uint64_t m = next_n; m > taken_n + 1 && tick_time(t0, period, m - 1) >= over; m--) {
-			sp->stats.ticks--;
-			sp->stats.throttled--;
-		}
+/* Ticks left out whose time had not come when sampling ended (or came
+ * with -d's end or after it) were not the run's. */
+static void uncount_unreached(struct sampler *sp, const struct run_clock *rc)
+{
+	uint64_t over = now_ns();
+
+	if (rc->end && !sp->once && rc->end < over)
+		over = rc->end;
+	for (uint64_t m = rc->next_n; m > rc->taken_n + 1 && tick_time(rc->t0, rc->period, m - 1) >= over; m--) {
+		sp->stats.ticks--;
+		sp->stats.throttled--;
 	}
+}
+
+/* Sampling is over: the trigger stopped, the last stops unwound, the
+ * threads' CPU time settled and their names read, and the unwinder done
+ * (its caches and file descriptors go now, not at exit). */
+static void finish(struct sampler *sp)
+{
+	struct session *s = sp->session;
+
 	stop_trigger(sp);
-	/* Stops that came in the last tick, then the unwinder is done: its
-	 * caches and file descriptors go now, not at exit. */
 	if (sp->ncaps)
 		unwind_captures(sp);
 	count_short_writes(sp);
@@ -337,15 +322,21 @@ int sampler_run(struct sampler *sp)
 			sp->unwinder->fini(sp->targets[i]->unwind_state);
 		sp->targets[i]->unwind_state = NULL;
 	}
-	sp->stats.wall_ns = now_ns() - start;
-	sp->stats.fds_short = proc_fds_short - fds_short0;
-	sp->stats.cpu_ns = cpu_time_ns() - cpu0;
-	sp->stats.part_ns.sampler_cpu = thread_cpu_ns() - tcpu0;
+}
+
+static void mark_end(struct sampler *sp, const struct run_marks *m)
+{
+	struct session *s = sp->session;
+
+	sp->stats.wall_ns = now_ns() - m->start;
+	sp->stats.fds_short = proc_fds_short - m->fds_short;
+	sp->stats.cpu_ns = cpu_time_ns() - m->cpu;
+	sp->stats.part_ns.sampler_cpu = thread_cpu_ns() - m->tcpu;
 	sp->stats.part_ns.helpers_cpu = kicker_cpu_ns(&sp->kick);
 	sp->stats.part_ns.resume = s->resume_ns;
-	sp->stats.part_ns.other = s->other_ns - other0;
-	sp->stats.other_stops = s->other_stops - other_stops0;
-	sp->stats.signals = s->signals_forwarded - signals0;
+	sp->stats.part_ns.other = s->other_ns - m->other;
+	sp->stats.other_stops = s->other_stops - m->other_stops;
+	sp->stats.signals = s->signals_forwarded - m->signals;
 	sp->stats.part_ns.wait_spin = s->spin_ns;
 	sp->stats.part_ns.wait_sleep = s->sleep_ns;
 	sp->stats.rss_kib = resident_kib();
@@ -353,6 +344,11 @@ int sampler_run(struct sampler *sp)
 	sp->stats.stacks_kib = (long)((stacks_bytes(&sp->stacks) + names_bytes(sp)) / 1024);
 	sp->stats.copies_kib = (long)(capture_bytes(sp) / 1024);
 	sp->stats.helpers = sp->kick.helpers;
+}
+
+/* What the run held: the helpers, ctprof's priority, its descriptors. */
+static void release_run(struct sampler *sp)
+{
 	kicker_release(&sp->kick);
 	sp->kicking = false;
 	if (sp->cpustat_fd >= 0) {
@@ -364,10 +360,95 @@ int sampler_run(struct sampler *sp)
 		sp->self_sched_fd = -1;
 	}
 	lower_priority();
-	for (int i = 0; i < 2; i++) {
-		close(sp->tfd[i]);
-		sp->tfd[i] = -1;
+	close_timers(sp);
+}
+
+int sampler_run(struct sampler *sp)
+{
+	struct session *s = sp->session;
+	struct run_marks m = { .start = now_ns() };
+	struct run_clock rc = { 0 };
+	uint64_t cpu_before;
+	bool others_woke = false;
+	int err;
+
+	rc.period = sp->period_ns = 1000000000ULL / sp->frequency;
+	rc.t0 = sp->t0 = m.start + rc.period;
+	rc.late_max = rc.period / 4;
+	err = open_timers(sp);
+	if (err < 0)
+		return err;
+	if (sp->duration > 0)
+		rc.end = m.start + (uint64_t)(sp->duration * 1e9);
+	if (sp->hooks.interval_ns)
+		rc.next_interval = m.start + sp->hooks.interval_ns;
+	mark_start(sp, &m);
+	s->on_exit = thread_exits;
+	err = start(sp, &rc);
+	if (err < 0)
+		return err;
+	/* From here on, statuses are reaped after the signalfd says there
+	 * are some (SIGCHLD), and only then. */
+	session_reap(s);
+
+	for (;;) {
+		struct pollfd pfd[4] = {
+			{ .fd = s->sigfd, .events = POLLIN },
+			{ .fd = sp->hooks.fd, .events = POLLIN },
+			{ .fd = sp->tfd[0], .events = POLLIN },
+			{ .fd = sp->tfd[1], .events = POLLIN },
+		};
+		struct timespec ts, *tsp = NULL;
+		uint64_t now, until;
+
+		if (session_done(s) || s->stop_signal || sp->stop)
+			break;
+		if (sp->timed)
+			arm_for_untimed(sp, &rc.next_n, &rc.taken_n);
+		now = now_ns();
+		if (rc.end && now >= rc.end)
+			break;
+		/* A dump's one tick is over when every stop it asked for came. */
+		if (sp->once && sp->stats.ticks && (!s->waiting || now >= rc.end))
+			break;
+		if (rc.next_interval && now >= rc.next_interval) {
+			sp->hooks.on_interval(sp, sp->hooks.arg);
+			rc.next_interval += sp->hooks.interval_ns;
+			if (rc.next_interval <= now)
+				rc.next_interval = now + sp->hooks.interval_ns;
+			continue;
+		}
+		until = next_due(sp, &rc, now);
+		if (until) {
+			ts.tv_sec = (time_t)((until - now) / 1000000000ULL);
+			ts.tv_nsec = (long)((until - now) % 1000000000ULL);
+			tsp = &ts;
+		}
+		/* While the target's own stops wake ctprof, the CPU time
+		 * of a wake-up for them alone is timed whole (the kernel's
+		 * part too); otherwise only from the wake-up on, which
+		 * costs no system call. */
+		cpu_before = others_woke ? thread_cpu_ns() : 0;
+		/* No hook: its place is left out of the poll (fd -1). */
+		if (ppoll(pfd, 4, tsp, NULL) < 0 && errno != EINTR)
+			break;
+		others_woke = false;
+		if (sp->hooks.fd >= 0 && (pfd[1].revents & (POLLIN | POLLHUP | POLLERR)))
+			sp->hooks.on_fd(sp, sp->hooks.arg);
+		if (pfd[0].revents & POLLIN) {
+			on_signals(sp, pfd, cpu_before, &others_woke);
+			if (session_done(s))
+				continue;
+		}
+		/* The timers are not read: setting one again (or disarming
+		 * it) clears it, and a read cost a system call a tick. */
+		if (((pfd[2].revents | pfd[3].revents) & POLLIN) && !on_timer(sp, &rc))
+			break;
 	}
+	uncount_unreached(sp, &rc);
+	finish(sp);
+	mark_end(sp, &m);
+	release_run(sp);
 	return 0;
 }
 
