@@ -10,7 +10,6 @@
 #include "diff.h"
 #include "output.h"
 #include "profile.h"
-#include "report.h"
 #include "strpool.h"
 #include "util.h"
 #include "write-svg.h"

@@ -10,7 +10,6 @@
 #include "output.h"
 #include "proc.h"
 #include "profile.h"
-#include "report.h"
 #include "sampler.h"
 #include "session.h"
 #include "symbolize.h"

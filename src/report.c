@@ -1,6 +1,9 @@
-/* report.c - see report.h. */
-#include "report.h"
-#include "output.h"
+/* report.c - the terminal report, in the lineage of Plan 9's tprof: a
+ * header with the totals, one row per function with self and cumulative
+ * time, and a line that says what was lost; with -v, the sampler's own
+ * figures.  Its interface is in writer.h. */
+#include "writer.h"
+#include "sampler.h"
 #include "util.h"
 
 #include <errno.h>

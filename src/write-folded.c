@@ -9,7 +9,7 @@
  * a frame, so it is written as ':'; newlines would end the line, so
  * control characters are written as '?'. */
 #define _GNU_SOURCE
-#include "output.h"
+#include "writer.h"
 #include "util.h"
 
 #include <errno.h>
