@@ -238,7 +238,7 @@ check "10 Hz: enter_kernel's cum% is its own share +-15 points" near "$(cum_pct 
 # until the moment the thread left was put on ctprof's clock from the
 # takes before, 44-48% since (perf: 57.6%).  The band is 12 points: the
 # work after the sleep has no sample of its own where the tick's
-# interrupt waits for the call's return (README, Limitations), and on
+# interrupt waits for the call's return (docs/DESIGN.md, "Known limits, measured"), and on
 # an earlier VM, where it always did, ctprof was 7.3-10.8 points under
 # in bench runs before that change.  The timer's path, which all this is
 # about: under the perf trigger the kernel's tick in that work comes
@@ -287,7 +287,7 @@ fi
 # clock, 9.1-10.0 less in six alternating with them): the clock runs on
 # after the thread has left the scheduler's queue to sleep, while the
 # scheduler picks what runs next on its CPU, time it charges to no
-# thread and ctprof does not sample (README, Limitations).  Shown, not
+# thread and ctprof does not sample (docs/DESIGN.md, "Known limits, measured").  Shown, not
 # checked.
 # pp_share FILE FUNC: FUNC's share of the server thread's samples, from
 # folded stacks (the server's run through main).
@@ -374,7 +374,7 @@ for w in 1 2 3; do
 	if grep -q '(0 helpers)' "$ERR" "$OUT"; then
 		skip "$name" "no helpers (no real-time priority)"
 	elif ! grep -q '^se.exec_start' /proc/self/sched 2>/dev/null; then
-		skip "$name" "the kernel does not say when a thread left its CPU (README, Limitations)"
+		skip "$name" "the kernel does not say when a thread left its CPU (docs/DESIGN.md, Known limits)"
 	elif [ -n "${CTPROF_SANITIZED:-}" ]; then
 		skip "$name" "shares are checked in the normal build; this one checks memory and UB"
 	else
