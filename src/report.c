@@ -398,11 +398,15 @@ int report_write(FILE *f, const struct profile *p, const struct run_info *ri,
 	struct pgroup *procs, *threads_of;
 	size_t nprocs, nt;
 	const char *head;
+	bool by_proc;
 
 	if (!oo)
 		oo = &defaults;
 	profile_flat(p, 0, PROFILE_ALL_TIDS, oo->sort, oo->lines, &fl);
 	nprocs = profile_groups(p, false, &procs);
+	/* Forks followed: tables by process where the samples are of more
+	 * than one, or of a child alone (a shell that waited for it). */
+	by_proc = nprocs > 1 || (nprocs == 1 && p->pid && procs[0].pid != p->pid);
 	if (!threads)
 		threads = distinct_threads(p);
 	head = ri ? report_header(ri) : p->header;
@@ -415,8 +419,8 @@ int report_write(FILE *f, const struct profile *p, const struct run_info *ri,
 	/* A profile from elsewhere may not say which process it was. */
 	if (p->pid)
 		fprintf(f, ", pid %d (%s)", p->pid, p->comm ? p->comm : "?");
-	if (nprocs > 1)
-		fprintf(f, " and its children: %zu processes", nprocs);
+	if (by_proc)
+		fprintf(f, " and its children: %zu %s", nprocs, plural(nprocs, "process", "processes"));
 	fputc('\n', f);
 	if (p->wall) {
 		fprintf(f, "wall-clock profile over %.2f s: every thread at every tick; percentages are of all %" PRIu64 " samples\n",
@@ -444,13 +448,13 @@ int report_write(FILE *f, const struct profile *p, const struct run_info *ri,
 	if (!oo->per_thread) {
 		table(f, p, &fl, fl.total, oo);
 		/* Forks followed: the same, process by process. */
-		for (i = 0; nprocs > 1 && i < nprocs; i++)
+		for (i = 0; by_proc && i < nprocs; i++)
 			group_table(f, p, &procs[i], false, false, fl.total, oo);
 	} else {
 		/* Threads by their time, most first. */
 		nt = profile_groups(p, true, &threads_of);
 		for (i = 0; i < nt; i++)
-			group_table(f, p, &threads_of[i], true, nprocs > 1, fl.total, oo);
+			group_table(f, p, &threads_of[i], true, by_proc, fl.total, oo);
 		free(threads_of);
 	}
 	free(procs);
