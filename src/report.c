@@ -405,8 +405,9 @@ int report_write(FILE *f, const struct profile *p, const struct run_info *ri,
 	profile_flat(p, 0, PROFILE_ALL_TIDS, oo->sort, oo->lines, &fl);
 	nprocs = profile_groups(p, false, &procs);
 	/* Forks followed: tables by process where the samples are of more
-	 * than one, or of a child alone (a shell that waited for it). */
-	by_proc = nprocs > 1 || (nprocs == 1 && p->pid && procs[0].pid != p->pid);
+	 * than one, or of a child alone (a shell that waited for it); not
+	 * where they do not say their process (pid 0). */
+	by_proc = nprocs > 1 || (nprocs == 1 && p->pid && procs[0].pid && procs[0].pid != p->pid);
 	if (!threads)
 		threads = distinct_threads(p);
 	head = ri ? report_header(ri) : p->header;
