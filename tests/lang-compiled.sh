@@ -356,18 +356,21 @@ go_leaf_caller() {
 # stacks that match the regex SELECT, at least MIN us in all, and >= 95%
 # in those that match GOOD too (IN and WITH say which, in the diag).
 stacks_through() {
-	awk -v sel="$2" -v good="$3" -v min="$4" -v in_="$5" -v with="$6" '{
+	local out rc=0
+	out=$(awk -v sel="$2" -v good="$3" -v min="$4" -v in_="$5" -v with="$6" '{
 		if ($1 !~ sel)
 			next
 		all += $NF
 		if ($1 ~ good)
 			ok += $NF
 		else if (bad++ < 3)
-			print "# not " with ": " $1
+			print "not " with ": " $1
 	} END {
-		printf "# %.1f ms %s, %.1f ms of it %s\n", all / 1000, in_, ok / 1000, with
+		printf "%.1f ms %s, %.1f ms of it %s\n", all / 1000, in_, ok / 1000, with
 		exit !(all >= min && all > 0 && ok >= 0.95 * all)
-	}' "$1"
+	}' "$1") || rc=$?
+	diag "$out"
+	return $rc
 }
 
 # go_rooted TRIGGER: sieve.go under TRIGGER, >= 95% of the time in
