@@ -10,8 +10,10 @@
 #include <sys/types.h>
 #include <sys/user.h>
 
+#include "arch.h"
+
 /* Not in the uapi headers: what a thread stopped in the middle of a
- * system call has in rax, the kernel's codes for an interrupted call. */
+ * system call has as its result (regs_result()), the kernel's codes for an interrupted call. */
 #define ERESTARTSYS 512
 #define ERESTARTNOINTR 513
 #define ERESTARTNOHAND 514
@@ -23,7 +25,7 @@ struct capture {
 	struct target *target;          /* the sampler's process it is of */
 	pid_t tid;
 	struct user_regs_struct regs;
-	uint64_t sp;                    /* address of stack[0]: regs.rsp, less
+	uint64_t sp;                    /* address of stack[0]: its SP, less
 	                                 * the red zone below it (sampler/capture.c) */
 	unsigned char *stack;           /* copy of [sp, sp + stack_len) */
 	size_t stack_len;
@@ -47,13 +49,13 @@ struct capture {
 	struct user_regs_struct sigregs;
 	uint64_t stall_ns;              /* PTRACE_INTERRUPT to resume */
 	bool blocked;                   /* wall-clock mode: the thread was not
-	                                 * running; it waits in regs.orig_rax */
+	                                 * running; it waits in regs_syscall() */
 	bool woke;                      /* ... and woke up as its wait was
 	                                 * read: stopped as it ran on */
 	bool peeked;                    /* wall-clock mode: taken without a
 	                                 * stop, the thread asleep in a call
 	                                 * (sampler/wall.c, peek_wait()); regs has
-	                                 * only rip, rsp and the call's */
+	                                 * only the PC, SP and the call's */
 	uint64_t waited;                /* wall-clock mode: ticks it was left
 	                                 * asleep in the call it stopped at the
 	                                 * exit of (sampler/wall.c, still_waiting()) */

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <asm/perf_regs.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
@@ -62,13 +61,6 @@ static int open_event(pid_t tid, uint64_t period_ns)
 	return (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-/* The user registers a kernel-mode sample keeps: what an unwinder may
- * start from (x86-64). */
-#define RING_REGS ((1ULL << PERF_REG_X86_AX) | (1ULL << PERF_REG_X86_BX) | (1ULL << PERF_REG_X86_CX) | \
-		   (1ULL << PERF_REG_X86_DX) | (1ULL << PERF_REG_X86_SI) | (1ULL << PERF_REG_X86_DI) | \
-		   (1ULL << PERF_REG_X86_BP) | (1ULL << PERF_REG_X86_SP) | (1ULL << PERF_REG_X86_IP) | \
-		   (1ULL << PERF_REG_X86_FLAGS) | (0xffULL << PERF_REG_X86_R8))
-
 /* The frames a ring sample's call chain keeps (perf_event_max_stack's
  * default), and the most context marks among them. */
 #define RING_CHAIN_MAX 127
@@ -92,7 +84,7 @@ static int open_ring_event(pid_t tid, uint64_t period_ns, bool user, bool kernel
 	a.sample_max_stack = RING_CHAIN_MAX;
 	a.exclude_callchain_user = !user;
 	a.exclude_callchain_kernel = !kernel;
-	a.sample_regs_user = RING_REGS;
+	a.sample_regs_user = ARCH_PERF_REGS;     /* what an unwinder may start from */
 	a.sample_stack_user = KTRIGGER_RING_STACK;
 	a.exclude_user = !user;
 	a.exclude_kernel = !kernel;
@@ -255,13 +247,13 @@ unsigned ktrigger_drain(struct ktrigger *k, struct thread *t, ktrigger_sample_fn
 			user_unstacked(t, lost, lost * k->period_ns);
 		} else if (h.type == PERF_RECORD_SAMPLE) {
 			const unsigned char *p = rec + sizeof(h) + 8, *end = rec + h.size;
-			uint64_t abi, regs[24], ssize = 0, dyn = 0, chain = 0, ns = k->period_ns, ctx = 0;
+			uint64_t abi, regs[ARCH_PERF_NREGS], ssize = 0, dyn = 0, chain = 0, ns = k->period_ns, ctx = 0;
 			struct ktrigger_sample s = { .kernel = (h.misc & PERF_RECORD_MISC_CPUMODE_MASK) !=
 								 PERF_RECORD_MISC_USER,
 						     .chain = user_chain };
 			uint64_t ran = 0;
 			struct user_regs_struct *r = &s.regs;
-			unsigned nr = 0;
+			unsigned nr = ARCH_PERF_NREGS;
 			bool in_signal = false;
 
 			/* What the sample stands for: the first, at a random
@@ -321,9 +313,6 @@ unsigned ktrigger_drain(struct ktrigger *k, struct thread *t, ktrigger_sample_fn
 			p += 8;
 			if (abi != PERF_SAMPLE_REGS_ABI_64)
 				continue;
-			for (int b = 0; b < 24; b++)
-				if (RING_REGS & (1ULL << b))
-					nr++;
 			if (p + 8 * nr + 8 > end)
 				continue;
 			memcpy(regs, p, 8 * nr);
@@ -336,12 +325,7 @@ unsigned ktrigger_drain(struct ktrigger *k, struct thread *t, ktrigger_sample_fn
 			if (dyn > ssize)
 				dyn = ssize;
 			/* The registers come in the order of their bits. */
-			r->rax = regs[0]; r->rbx = regs[1]; r->rcx = regs[2]; r->rdx = regs[3];
-			r->rsi = regs[4]; r->rdi = regs[5]; r->rbp = regs[6]; r->rsp = regs[7];
-			r->rip = regs[8]; r->eflags = regs[9];
-			r->r8 = regs[10]; r->r9 = regs[11]; r->r10 = regs[12]; r->r11 = regs[13];
-			r->r12 = regs[14]; r->r13 = regs[15]; r->r14 = regs[16]; r->r15 = regs[17];
-			r->orig_rax = (unsigned long long)-1;
+			regs_from_perf(r, regs);
 			s.stack = p;
 			s.len = (size_t)dyn;
 			s.ns = ns;

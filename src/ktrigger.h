@@ -112,7 +112,7 @@ int ktrigger_find_stop_code(struct ktrigger *k);
 /* A tick read from a ring, of one thread. */
 struct ktrigger_sample {
 	struct user_regs_struct regs;   /* the user registers at the tick */
-	const unsigned char *stack;     /* ... the user stack from regs.rsp */
+	const unsigned char *stack;     /* ... the user stack from regs' SP */
 	size_t len;
 	uint64_t ns;                    /* the CPU time it stands for */
 	uint64_t ran_ns;                /* ... of which its thread ran since
@@ -121,7 +121,7 @@ struct ktrigger_sample {
 	bool kernel;                    /* the tick found it in kernel mode */
 	/* The user call chain by frame pointer, the PC first: exact where
 	 * the code keeps frame pointers (Go's does), and read at the tick,
-	 * where the stack copy holds only what is above regs.rsp. */
+	 * where the stack copy holds only what is above regs' SP. */
 	const uint64_t *chain;
 	unsigned nchain;
 };

@@ -1,5 +1,6 @@
 /* maps.c - see maps.h. */
 #define _GNU_SOURCE
+#include "arch.h"
 #include "maps.h"
 #include "proc.h"
 #include "util.h"
@@ -16,8 +17,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The loader maps segments in pages of this size (x86-64). */
-#define PAGE_MASK 0xfffULL
 
 #define DW_EH_PE_udata4 0x03
 #define DW_EH_PE_sdata4 0x0b
@@ -328,15 +327,15 @@ static uint64_t mapping_bias(const struct module *mod, const struct mapping *mp,
 		bool write;
 		int score;
 
-		if (ph->p_type != PT_LOAD || pgoff < (ph->p_offset & ~PAGE_MASK) ||
+		if (ph->p_type != PT_LOAD || pgoff < (ph->p_offset & ~ARCH_PAGE_LOW) ||
 		    pgoff >= ph->p_offset + ph->p_filesz)
 			continue;
 		bias = mp->start - pgoff - ph->p_vaddr + ph->p_offset;
-		lo = bias + (ph->p_vaddr & ~PAGE_MASK);
-		hi = bias + ((ph->p_vaddr + ph->p_memsz + PAGE_MASK) & ~PAGE_MASK);
+		lo = bias + (ph->p_vaddr & ~ARCH_PAGE_LOW);
+		hi = bias + ((ph->p_vaddr + ph->p_memsz + ARCH_PAGE_LOW) & ~ARCH_PAGE_LOW);
 		/* The loader makes the RELRO pages read-only, rounded down. */
-		relro_lo = bias + (mod->relro_vaddr & ~PAGE_MASK);
-		relro_hi = bias + ((mod->relro_vaddr + mod->relro_memsz) & ~PAGE_MASK);
+		relro_lo = bias + (mod->relro_vaddr & ~ARCH_PAGE_LOW);
+		relro_hi = bias + ((mod->relro_vaddr + mod->relro_memsz) & ~ARCH_PAGE_LOW);
 		write = (ph->p_flags & PF_W) && !(mp->start >= relro_lo && mp->end <= relro_hi);
 		score = (mp->exec == !!(ph->p_flags & PF_X)) * 4 + (mp->write == write) * 2 +
 			(mp->start >= lo && mp->end <= hi);
@@ -653,16 +652,12 @@ static bool code_is(struct maps *m, uint64_t addr, const unsigned char *code, si
 
 bool maps_is_sigreturn(struct maps *m, uint64_t addr)
 {
-	static const unsigned char code[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
-
-	return code_is(m, addr, code, sizeof(code));
+	return code_is(m, addr, arch_sigreturn_code, ARCH_SIGRETURN_LEN);
 }
 
 bool maps_after_syscall(struct maps *m, uint64_t addr)
 {
-	static const unsigned char code[] = { 0x0f, 0x05 };
-
-	return code_is(m, addr - sizeof(code), code, sizeof(code));
+	return code_is(m, addr - ARCH_SYSCALL_LEN, arch_syscall_code, ARCH_SYSCALL_LEN);
 }
 
 bool maps_is_entry_code(struct maps *m, uint64_t addr)
@@ -674,38 +669,11 @@ bool maps_is_entry_code(struct maps *m, uint64_t addr)
 	       addr - mp->bias - mod->entry < 64;
 }
 
-/* The length of the indirect call (ff /2) at P, AVAIL bytes, or 0. */
-static unsigned indirect_call_len(const unsigned char *p, unsigned avail)
-{
-	unsigned modrm, mod, rm, n = 2;
-
-	if (avail < 2 || p[0] != 0xff || ((p[1] >> 3) & 7) != 2)
-		return 0;
-	modrm = p[1];
-	mod = modrm >> 6;
-	rm = modrm & 7;
-	if (mod != 3 && rm == 4) {                      /* a SIB byte */
-		if (avail < 3)
-			return 0;
-		n++;
-		if (mod == 0 && (p[2] & 7) == 5)
-			n += 4;
-	}
-	if (mod == 0 && rm == 5)                        /* RIP-relative */
-		n += 4;
-	else if (mod == 1)
-		n += 1;
-	else if (mod == 2)
-		n += 4;
-	return n;
-}
-
 bool maps_after_call(struct maps *m, uint64_t addr)
 {
 	const struct mapping *mp = maps_find(m, addr - 1);
 	struct module *mod = mp ? maps_module(m, mp->module) : NULL;
-	unsigned char buf[8];
-	unsigned len;
+	unsigned char buf[ARCH_CALL_WINDOW];
 
 	if (!mp || !mp->exec || addr - mp->start < sizeof(buf))
 		return false;
@@ -719,17 +687,7 @@ bool maps_after_call(struct maps *m, uint64_t addr)
 		if (process_vm_readv(m->mm_tid, &local, 1, &remote, 1, 0) != (ssize_t)sizeof(buf))
 			return false;
 	}
-	if (buf[3] == 0xe8)                             /* call rel32 */
-		return true;
-	for (len = 2; len <= sizeof(buf); len++) {
-		const unsigned char *p = buf + sizeof(buf) - len;
-
-		if (indirect_call_len(p, len) == len)
-			return true;
-		if (p[0] >= 0x40 && p[0] <= 0x4f && indirect_call_len(p + 1, len - 1) == len - 1)
-			return true;                    /* with a REX prefix */
-	}
-	return false;
+	return arch_call_ends(buf);
 }
 
 bool maps_is_code(struct maps *m, uint64_t addr)

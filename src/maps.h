@@ -229,14 +229,9 @@ bool maps_after_call(struct maps *m, uint64_t addr);
  * file. */
 bool maps_after_syscall(struct maps *m, uint64_t addr);
 
-/* Is ADDR the x86-64 rt_sigreturn trampoline (mov $15,%rax; syscall) that
- * a signal handler returns to?  Read from the module file. */
+/* Is ADDR the rt_sigreturn trampoline (arch_sigreturn_code) that a signal
+ * handler returns to?  Read from the module file. */
 bool maps_is_sigreturn(struct maps *m, uint64_t addr);
-
-/* Where the trampoline's syscall is, from its start, and where it ends
- * (a tick in rt_sigreturn, before it restored the registers). */
-#define SIGRETURN_SYSCALL 7
-#define SIGRETURN_END 9
 
 static inline struct module *maps_module(const struct maps *m, uint32_t id)
 {

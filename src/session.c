@@ -317,10 +317,10 @@ static void undo_eintr(pid_t tid, const struct user_regs_struct *regs)
 			return;
 		regs = &r;
 	}
-	if ((long long)regs->orig_rax < 0 || (long long)regs->rax != -EINTR)
+	if (regs_syscall(regs) < 0 || regs_result(regs) != -EINTR)
 		return;
 	r = *regs;
-	r.rax = (unsigned long long)-ERESTARTNOHAND;
+	regs_set_result(&r, -ERESTARTNOHAND);
 	ptrace(PTRACE_SETREGS, tid, 0, &r);
 }
 
@@ -562,7 +562,7 @@ static void handle_status(struct session *s, pid_t tid, int status)
 			long ip;
 
 			errno = 0;
-			ip = c ? (long)c->regs.rip : ptrace(PTRACE_PEEKUSER, tid, offsetof(struct user_regs_struct, rip), 0);
+			ip = c ? (long)regs_pc(&c->regs) : ptrace(PTRACE_PEEKUSER, tid, ARCH_PEEKUSER_PC, 0);
 			if (errno == 0)
 				child->start_ip = (uint64_t)ip;
 		}

@@ -39,7 +39,7 @@ struct process {
 struct wait_site {
 	uint64_t *frames;       /* the stack, the call its leaf; NULL: free */
 	unsigned n;
-	long nr;                /* the call (orig_rax) */
+	long nr;                /* the call (regs_syscall()) */
 	bool restarted;         /* ... to go on as restart_syscall */
 	bool cuts;              /* ... one that a stop would end short */
 	uint64_t sp, pc;        /* ... and where it was made */

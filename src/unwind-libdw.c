@@ -93,13 +93,11 @@ static bool ld_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void
 static bool ld_set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
 	const struct user_regs_struct *r = &((struct ld_state *)arg)->regs;
-	/* DWARF register order on x86-64. */
-	Dwarf_Word regs[17] = {
-		r->rax, r->rdx, r->rcx, r->rbx, r->rsi, r->rdi, r->rbp, r->rsp,
-		r->r8, r->r9, r->r10, r->r11, r->r12, r->r13, r->r14, r->r15, r->rip,
-	};
+	Dwarf_Word regs[ARCH_DWARF_NREGS];
 
-	return dwfl_thread_state_registers(thread, 0, 17, regs);
+	for (unsigned i = 0; i < ARCH_DWARF_NREGS; i++)
+		regs[i] = regs_dwarf_get(r, i);
+	return dwfl_thread_state_registers(thread, 0, ARCH_DWARF_NREGS, regs);
 }
 
 static const Dwfl_Thread_Callbacks ld_thread_callbacks = {
@@ -232,19 +230,14 @@ static bool caller_ra(struct ld_state *st, uint64_t cfa, uint64_t *ra)
  * registers are FRAME's, as far as libdwfl knows them. */
 static void go_on_from(struct ld_state *st, Dwfl_Frame *frame, uint64_t pc, uint64_t sp)
 {
-	/* The callee-saved registers, by DWARF number. */
-	static const unsigned saved[] = { 3, 6, 12, 13, 14, 15 };
-	unsigned long long *reg[] = {
-		&st->regs.rbx, &st->regs.rbp, &st->regs.r12, &st->regs.r13, &st->regs.r14, &st->regs.r15,
-	};
 	Dwarf_Word v;
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(saved); i++)
-		if (dwfl_frame_reg(frame, saved[i], &v) == 0)
-			*reg[i] = v;
-	st->regs.rip = pc;
-	st->regs.rsp = sp;
+	for (i = 0; i < ARCH_NCALLEE_SAVED; i++)
+		if (dwfl_frame_reg(frame, arch_dwarf_callee_saved[i], &v) == 0)
+			*regs_dwarf(&st->regs, arch_dwarf_callee_saved[i]) = v;
+	regs_set_pc(&st->regs, pc);
+	regs_set_sp(&st->regs, sp);
 	st->again = true;
 }
 
@@ -274,7 +267,7 @@ static int ld_frame(Dwfl_Frame *frame, void *arg)
 	const struct mapping *mp;
 	struct module *mod;
 	Dwarf_Addr pc;
-	Dwarf_Word sp, r12;
+	Dwarf_Word sp, gsp;
 	bool activation = false, tramp;
 
 	st->lost_read = false;
@@ -320,14 +313,15 @@ static int ld_frame(Dwfl_Frame *frame, void *arg)
 	mod = mp ? maps_module(st->maps, mp->module) : NULL;
 	if (mod && crt_frame(st, frame, mod, pc - mp->bias))
 		return DWARF_CB_ABORT;
-	/* In Go's call of the vDSO, where R12 holds the stack pointer of
-	 * the frame (unwind_go_vdso_caller()): libdwfl has it from the
-	 * system stack, the vDSO's.  The walk goes on from this frame again,
-	 * from R12. */
+	/* In Go's call of the vDSO, where another register holds the stack
+	 * pointer of the frame (unwind_go_vdso_caller()): libdwfl has it
+	 * from the system stack, the vDSO's.  The walk goes on from this
+	 * frame again, from that register. */
 	if (mod && unwind_go_vdso_caller(mod, st->pcs[st->n - 1] - mp->bias) &&
-	    dwfl_frame_reg(frame, 12, &r12) == 0 && dwfl_frame_reg(frame, 7, &sp) == 0 && r12 != sp) {
+	    dwfl_frame_reg(frame, ARCH_DWARF_GO_VDSO_SP, &gsp) == 0 &&
+	    dwfl_frame_reg(frame, ARCH_DWARF_SP, &sp) == 0 && gsp != sp) {
 		st->n--;
-		go_on_from(st, frame, st->pcs[st->n], r12);
+		go_on_from(st, frame, st->pcs[st->n], gsp);
 		return DWARF_CB_ABORT;
 	}
 	/* libdwfl would go on past Go's first frame of a stack, into
@@ -359,10 +353,10 @@ static int leaf_walk(struct ld_state *st, const struct capture *c, int ret)
 {
 	uint64_t ra;
 
-	if (!st->attached || !caller_ra(st, c->regs.rsp + sizeof(ra), &ra))
+	if (!st->attached || !caller_ra(st, regs_sp(&c->regs) + sizeof(ra), &ra))
 		return ret;
-	st->regs.rip = ra - 1;
-	st->regs.rsp = c->regs.rsp + sizeof(ra);
+	regs_set_pc(&st->regs, ra - 1);
+	regs_set_sp(&st->regs, regs_sp(&c->regs) + sizeof(ra));
 	return walk_on(st, c);
 }
 
@@ -378,9 +372,9 @@ static enum unwind_result ld_walk(void *state, const struct capture *c,
 	*fp = 0;
 	for (tries = 0; tries < 2; tries++) {
 		/* The leaf may be in code loaded since the maps were read. */
-		maps_find_code(st->maps, c->regs.rip);
+		maps_find_code(st->maps, regs_pc(&c->regs));
 		if (c->sigret)
-			maps_find_code(st->maps, c->sigregs.rip);
+			maps_find_code(st->maps, regs_pc(&c->sigregs));
 		sync_modules(st);
 		st->cap = c;
 		st->regs = c->regs;
@@ -389,7 +383,7 @@ static enum unwind_result ld_walk(void *state, const struct capture *c,
 		st->n = 0;
 		/* In a sigreturn trampoline (see unwind-libunwind.c). */
 		if (c->sigret && max > 1) {
-			pcs[st->n++] = c->regs.rip;
+			pcs[st->n++] = regs_pc(&c->regs);
 			st->regs = c->sigregs;
 		}
 		st->beyond_snapshot = st->truncated = st->bad_sp = st->go_top = false;
@@ -412,7 +406,7 @@ static enum unwind_result ld_walk(void *state, const struct capture *c,
 		ret = walk_on(st, c);
 	}
 	if (st->n == 0)
-		pcs[st->n++] = c->regs.rip;
+		pcs[st->n++] = regs_pc(&c->regs);
 	if (ret != 0 && st->n == 1 && !st->truncated && !st->go_top && !c->sigret)
 		ret = leaf_walk(st, c, ret);
 	/* libdwfl takes a frame whose return address it cannot read for

@@ -34,6 +34,11 @@
 #include <stdbool.h>
 #include <string.h>
 
+/* libunwind's number of DWARF register N. */
+#define LU_REG(n) ((unw_regnum_t)ARCH_LU_REG(n))
+_Static_assert(UNW_REG_IP == LU_REG(ARCH_DWARF_PC) && UNW_REG_SP == LU_REG(ARCH_DWARF_SP),
+	       "arch.h's libunwind numbering");
+
 /* Not in libunwind's public headers, but exported by it (and used by perf). */
 extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip,
 					      unw_dyn_info_t *di, unw_proc_info_t *pi,
@@ -169,27 +174,9 @@ static int lu_access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *val,
 
 	if (write)
 		return -UNW_EREADONLYREG;
-	switch (reg) {
-	case UNW_X86_64_RAX: *val = r->rax; break;
-	case UNW_X86_64_RDX: *val = r->rdx; break;
-	case UNW_X86_64_RCX: *val = r->rcx; break;
-	case UNW_X86_64_RBX: *val = r->rbx; break;
-	case UNW_X86_64_RSI: *val = r->rsi; break;
-	case UNW_X86_64_RDI: *val = r->rdi; break;
-	case UNW_X86_64_RBP: *val = r->rbp; break;
-	case UNW_X86_64_RSP: *val = r->rsp; break;
-	case UNW_X86_64_R8:  *val = r->r8;  break;
-	case UNW_X86_64_R9:  *val = r->r9;  break;
-	case UNW_X86_64_R10: *val = r->r10; break;
-	case UNW_X86_64_R11: *val = r->r11; break;
-	case UNW_X86_64_R12: *val = r->r12; break;
-	case UNW_X86_64_R13: *val = r->r13; break;
-	case UNW_X86_64_R14: *val = r->r14; break;
-	case UNW_X86_64_R15: *val = r->r15; break;
-	case UNW_X86_64_RIP: *val = r->rip; break;
-	default:
+	if (reg < 0 || reg >= ARCH_DWARF_NREGS)
 		return -UNW_EBADREG;
-	}
+	*val = regs_dwarf_get(r, (unsigned)reg);
 	return 0;
 }
 
@@ -282,42 +269,39 @@ static void cursor_reg(unw_cursor_t *cursor, unw_regnum_t reg, unsigned long lon
 		*out = v;
 }
 
-/* The registers a step without CFI starts the cursor again from: RIP and
- * RSP as found, the callee-saved ones as the cursor had them. */
-static void restart_regs(struct lu_state *st, unw_cursor_t *cursor, uint64_t rip, uint64_t rsp)
+/* The registers a step without CFI starts the cursor again from: the PC
+ * and SP as found, the callee-saved ones as the cursor had them. */
+static void restart_regs(struct lu_state *st, unw_cursor_t *cursor, uint64_t pc, uint64_t sp)
 {
-	cursor_reg(cursor, UNW_X86_64_RBX, &st->regs.rbx);
-	cursor_reg(cursor, UNW_X86_64_RBP, &st->regs.rbp);
-	cursor_reg(cursor, UNW_X86_64_R12, &st->regs.r12);
-	cursor_reg(cursor, UNW_X86_64_R13, &st->regs.r13);
-	cursor_reg(cursor, UNW_X86_64_R14, &st->regs.r14);
-	cursor_reg(cursor, UNW_X86_64_R15, &st->regs.r15);
-	st->regs.rip = rip;
-	st->regs.rsp = rsp;
+	for (size_t i = 0; i < ARCH_NCALLEE_SAVED; i++)
+		cursor_reg(cursor, LU_REG(arch_dwarf_callee_saved[i]),
+			   regs_dwarf(&st->regs, arch_dwarf_callee_saved[i]));
+	regs_set_pc(&st->regs, pc);
+	regs_set_sp(&st->regs, sp);
 }
 
 /* One step by frame pointer out of code with no CFI (a JIT's), as the
- * x86-64 frame record lays it: [rbp] the caller's rbp, [rbp+8] the return
- * address, the caller's rsp rbp+16.  Only from the stack copy, only
+ * frame record lays it: [FP] the caller's FP, [FP+8] the return address,
+ * the caller's SP FP+16.  Only from the stack copy, only
  * outward, only to code; the cursor then starts again from the caller's
  * frame, with the other callee-saved registers as the cursor had them (a
  * JIT frame that changed one unsaid leaves it wrong for its callers, as
- * it would under perf).  The saved rbp is not checked: a caller built
- * without frame pointers (main, ld.so's _dl_fini) keeps data in rbp, and
- * its own step goes by its CFI; a step by frame pointer from it fails on
- * rbp below SP. */
+ * it would under perf).  The saved FP is not checked: a caller built
+ * without frame pointers (main, ld.so's _dl_fini) keeps data in that
+ * register, and its own step goes by its CFI; a step by frame pointer
+ * from it fails on an FP below SP. */
 static bool fp_step(struct lu_state *st, unw_cursor_t *cursor, unw_word_t sp)
 {
-	unw_word_t rbp;
+	unw_word_t fp;
 	uint64_t frame[2];
 
-	if (unw_get_reg(cursor, UNW_X86_64_RBP, &rbp) < 0 || rbp < sp ||
-	    !capture_read(st->cap, rbp, frame, sizeof(frame)))
+	if (unw_get_reg(cursor, LU_REG(ARCH_DWARF_FP), &fp) < 0 || fp < sp ||
+	    !capture_read(st->cap, fp, frame, sizeof(frame)))
 		return false;
 	if (!maps_may_be_code(st->maps, frame[1]))
 		return false;
-	restart_regs(st, cursor, frame[1], rbp + 16);
-	st->regs.rbp = frame[0];
+	restart_regs(st, cursor, frame[1], fp + 16);
+	regs_set_fp(&st->regs, frame[0]);
 	return unw_init_remote(cursor, st->as, st) >= 0;
 }
 
@@ -352,11 +336,11 @@ static bool leaf_step(struct lu_state *st, unw_cursor_t *cursor, unw_word_t sp)
  * frame pointer, as _start leaves it), -1 no step. */
 static int nocfi_step(struct lu_state *st, unw_cursor_t *cursor, unw_word_t sp, bool leaf)
 {
-	unw_word_t rbp;
+	unw_word_t fp;
 
 	if (leaf && leaf_step(st, cursor, sp))
 		return 1;
-	if (unw_get_reg(cursor, UNW_X86_64_RBP, &rbp) == 0 && rbp == 0)
+	if (unw_get_reg(cursor, LU_REG(ARCH_DWARF_FP), &fp) == 0 && fp == 0)
 		return 0;
 	return fp_step(st, cursor, sp) ? 1 : -1;
 }
@@ -392,10 +376,10 @@ static const struct debug_cfi *debug_cfi(struct lu_state *st, uint32_t id)
 	return d->cfi ? d : NULL;
 }
 
-/* The registers of one frame, by DWARF number (x86-64: 0-15 the general
- * registers, 16 the return address), and which are known. */
+/* The registers of one frame, by DWARF number (arch.h), and which are
+ * known. */
 struct dregs {
-	uint64_t v[17];
+	uint64_t v[ARCH_DWARF_NREGS];
 	unsigned known;                 /* bit N: v[N] */
 };
 
@@ -473,16 +457,8 @@ static int cfi_eval(struct lu_state *st, const struct dregs *r, uint64_t cfa,
  * stack ends here (the CFI says so, or IP is in one of Go's top frames),
  * -1 no step. */
 static int cfi_step(struct lu_state *st, unw_cursor_t *cursor, const struct debug_cfi *d,
-		    const struct mapping *mp, unw_word_t ip, bool exact, bool on_r12)
+		    const struct mapping *mp, unw_word_t ip, bool exact, bool on_go_sp)
 {
-	static const unw_regnum_t callee_saved[] = {
-		UNW_X86_64_RBX, UNW_X86_64_RBP, UNW_X86_64_R12, UNW_X86_64_R13,
-		UNW_X86_64_R14, UNW_X86_64_R15,
-	};
-	unsigned long long *slot[] = {
-		&st->regs.rbx, &st->regs.rbp, &st->regs.r12, &st->regs.r13,
-		&st->regs.r14, &st->regs.r15,
-	};
 	Dwarf_Frame *frame;
 	Dwarf_Op *ops, mem[3];
 	struct dregs r = { .known = 0 };
@@ -492,20 +468,21 @@ static int cfi_step(struct lu_state *st, unw_cursor_t *cursor, const struct debu
 
 	if (unwind_go_top_frame(maps_module(st->maps, mp->module), ip - mp->bias))
 		return 0;
-	for (i = 0; i <= 16; i++) {
+	for (i = 0; i < ARCH_DWARF_NREGS; i++) {
 		unw_word_t w;
 
-		if (unw_get_reg(cursor, (unw_regnum_t)i, &w) == 0) {
+		if (unw_get_reg(cursor, LU_REG(i), &w) == 0) {
 			r.v[i] = w;
 			r.known |= 1u << i;
 		}
 	}
-	/* In Go's call of the vDSO, the frame's stack pointer is in R12
-	 * (unwind_go_vdso_caller()); its own may be the system stack's. */
-	if (on_r12) {
-		if (!(r.known & 1u << 12))
+	/* In Go's call of the vDSO, the frame's stack pointer is in
+	 * another register (unwind_go_vdso_caller()); its own may be the
+	 * system stack's. */
+	if (on_go_sp) {
+		if (!(r.known & 1u << ARCH_DWARF_GO_VDSO_SP))
 			return -1;
-		r.v[7] = r.v[12];
+		r.v[ARCH_DWARF_SP] = r.v[ARCH_DWARF_GO_VDSO_SP];
 	}
 	if (dwarf_cfi_addrframe(d->cfi, (exact ? ip : ip - 1) - mp->bias, &frame) < 0)
 		return -1;
@@ -513,28 +490,29 @@ static int cfi_step(struct lu_state *st, unw_cursor_t *cursor, const struct debu
 	/* The CFA: a register plus an offset (DW_OP_bregx), as Go writes
 	 * it; an expression is not followed. */
 	if (dwarf_frame_cfa(frame, &ops, &nops) < 0 || nops != 1 || ops[0].atom != DW_OP_bregx ||
-	    ops[0].number > 16 || !(r.known & 1u << ops[0].number))
+	    ops[0].number >= ARCH_DWARF_NREGS || !(r.known & 1u << ops[0].number))
 		goto out;
 	cfa = r.v[ops[0].number] + ops[0].number2;
 	ra_reg = dwarf_frame_info(frame, NULL, NULL, NULL);
-	if (ra_reg < 0 || ra_reg > 16 || dwarf_frame_register(frame, ra_reg, mem, &ops, &nops) < 0)
+	if (ra_reg < 0 || ra_reg >= ARCH_DWARF_NREGS || dwarf_frame_register(frame, ra_reg, mem, &ops, &nops) < 0)
 		goto out;
 	ret = cfi_eval(st, &r, cfa, ops, nops, ra_reg, &ra);
 	if (ret <= 0)
 		goto out;
 	/* The callee-saved registers by their rules; one the CFI leaves
 	 * undefined keeps its value, as in fp_step. */
-	for (i = 0; i < ARRAY_SIZE(callee_saved); i++) {
-		int reg = (int)callee_saved[i];
+	for (i = 0; i < ARCH_NCALLEE_SAVED; i++) {
+		int reg = (int)arch_dwarf_callee_saved[i];
+		unsigned long long *slot = regs_dwarf(&st->regs, (unsigned)reg);
 
 		if (r.known & 1u << reg)
-			*slot[i] = r.v[reg];
+			*slot = r.v[reg];
 		if (dwarf_frame_register(frame, reg, mem, &ops, &nops) == 0 &&
 		    cfi_eval(st, &r, cfa, ops, nops, reg, &v) == 1)
-			*slot[i] = v;
+			*slot = v;
 	}
-	st->regs.rip = ra;
-	st->regs.rsp = cfa;
+	regs_set_pc(&st->regs, ra);
+	regs_set_sp(&st->regs, cfa);
 	ret = unw_init_remote(cursor, st->as, st) >= 0 ? 1 : -1;
 out:
 	free(frame);
@@ -556,7 +534,7 @@ static enum unwind_result lu_walk(void *state, const struct capture *c,
 	/* In a sigreturn trampoline: its frame is the kernel's, and the
 	 * walk goes on from the registers the signal interrupted (capture.h). */
 	if (c->sigret && max > 1) {
-		pcs[n++] = c->regs.rip;
+		pcs[n++] = regs_pc(&c->regs);
 		st->regs = c->sigregs;
 	}
 	st->beyond_snapshot = false;
@@ -568,7 +546,7 @@ static enum unwind_result lu_walk(void *state, const struct capture *c,
 		const struct debug_cfi *dc;
 		const struct mapping *mp;
 		unw_word_t ip, sp, nsp;
-		bool preempt = false, on_r12 = false, tramp;
+		bool preempt = false, on_go_sp = false, tramp;
 		int sig, ret;
 
 		if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 ||
@@ -628,8 +606,8 @@ static enum unwind_result lu_walk(void *state, const struct capture *c,
 			struct module *mod = maps_module(st->maps, mp->module);
 
 			preempt = unwind_go_async_preempt(mod, ip - mp->bias);
-			on_r12 = unwind_go_vdso_caller(mod, (exact ? ip : ip - 1) - mp->bias);
-			ret = cfi_step(st, &cursor, dc, mp, ip, exact, on_r12);
+			on_go_sp = unwind_go_vdso_caller(mod, (exact ? ip : ip - 1) - mp->bias);
+			ret = cfi_step(st, &cursor, dc, mp, ip, exact, on_go_sp);
 		} else {
 			unw_cursor_t before = cursor;
 
@@ -663,7 +641,7 @@ static enum unwind_result lu_walk(void *state, const struct capture *c,
 		/* Each ordinary frame's caller has a higher stack pointer; only a
 		 * signal frame may move to another stack (sigaltstack), and Go's
 		 * call of the vDSO back from the system stack. */
-		if (unw_get_reg(&cursor, UNW_REG_SP, &nsp) < 0 || (!sig && !on_r12 && nsp <= sp))
+		if (unw_get_reg(&cursor, UNW_REG_SP, &nsp) < 0 || (!sig && !on_go_sp && nsp <= sp))
 			break;
 		/* Under a signal frame or Go's asyncPreempt (see unwind.h) is
 		 * the interrupted PC, not a return address. */
@@ -672,7 +650,7 @@ static enum unwind_result lu_walk(void *state, const struct capture *c,
 out:
 	in_unwind = false;
 	if (n == 0)
-		pcs[n++] = c->regs.rip;
+		pcs[n++] = regs_pc(&c->regs);
 	*n_out = n;
 	return res;
 }

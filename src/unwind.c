@@ -70,47 +70,31 @@ static Elf *module_elf(struct module *mod)
 	return elf_memory((char *)mod->image, mod->image_size);
 }
 
-/* Are the N bytes at offset AT of CODE (END bytes long) BYTES? */
-static bool code_is(const unsigned char *code, size_t at, size_t end,
-		    const char *bytes, size_t n)
-{
-	return at <= end && end - at >= n && !memcmp(code + at, bytes, n);
-}
-
 /* Go's functions that call the vDSO on the thread's system stack, with
- * the goroutine's stack pointer kept in R12 (runtime/sys_linux_amd64.s,
- * runtime/time_linux_amd64.s): Go 1.17 on, and walltime1 before. */
+ * the goroutine's stack pointer kept in another register
+ * (regs_go_vdso_sp()): Go 1.17 on, and walltime1 before. */
 static const char *const go_vdso_callers[] = {
 	"time.now", "runtime.nanotime1", "runtime.walltime", "runtime.walltime1",
 };
 
-/* Where R12 holds the stack pointer that the CFI of Go's function at
- * [START, END) of MOD is written for: from just after its MOVQ SP, R12
- * (mov %rsp,%r12) to just after its MOVQ R12, SP, which come after the
- * prologue and before the epilogue.  False if the code is not so. */
-static bool go_r12_range(struct module *mod, uint64_t start, uint64_t end, uint64_t range[2])
+/* Where another register holds the stack pointer that the CFI of Go's
+ * function at [START, END) of MOD is written for (arch_go_sp_kept()).
+ * False if the code is not so. */
+static bool go_sp_range(struct module *mod, uint64_t start, uint64_t end, uint64_t range[2])
 {
-	static const char save[] = "\x49\x89\xe4", restore[] = "\x4c\x89\xe4";
 	unsigned char code[512];
-	size_t n = end - start < sizeof(code) ? (size_t)(end - start) : sizeof(code), i, from = 0;
+	size_t n = end - start < sizeof(code) ? (size_t)(end - start) : sizeof(code), at[2];
 
-	if (end <= start || module_read(mod, start, code, n) != 0)
+	if (end <= start || module_read(mod, start, code, n) != 0 || !arch_go_sp_kept(code, n, at))
 		return false;
-	for (i = 0; i < n && !from; i++)
-		if (code_is(code, i, n, save, 3))
-			from = i + 3;
-	for (i = from; from && i < n; i++)
-		if (code_is(code, i, n, restore, 3)) {
-			range[0] = start + from;
-			range[1] = start + i + 3;
-			return true;
-		}
-	return false;
+	range[0] = start + at[0];
+	range[1] = start + at[1];
+	return true;
 }
 
 /* The ELF address ranges of MOD's Go top frames, of its
- * runtime.asyncPreempt and of its callers of the vDSO (where R12 holds
- * their stack pointer), from its symbol table. */
+ * runtime.asyncPreempt and of its callers of the vDSO (where another
+ * register holds their stack pointer), from its symbol table. */
 static void read_go_top_frames(struct module *mod)
 {
 	size_t cap = 0;
@@ -148,7 +132,7 @@ static void read_go_top_frames(struct module *mod)
 			}
 			for (j = 0; j < ARRAY_SIZE(go_vdso_callers) && mod->ngo_vdso < ARRAY_SIZE(mod->go_vdso); j++)
 				if (is_go_func(name, go_vdso_callers[j])) {
-					if (go_r12_range(mod, sym.st_value, sym.st_value + sym.st_size,
+					if (go_sp_range(mod, sym.st_value, sym.st_value + sym.st_size,
 							 mod->go_vdso[mod->ngo_vdso]))
 						mod->ngo_vdso++;
 					break;
@@ -187,25 +171,7 @@ bool unwind_sigframe_regs(const struct capture *c, uint64_t uc, struct user_regs
 
 	if (!capture_read(c, uc + offsetof(ucontext_t, uc_mcontext.gregs), g, sizeof(g)))
 		return false;
-	r->r8 = (uint64_t)g[REG_R8];
-	r->r9 = (uint64_t)g[REG_R9];
-	r->r10 = (uint64_t)g[REG_R10];
-	r->r11 = (uint64_t)g[REG_R11];
-	r->r12 = (uint64_t)g[REG_R12];
-	r->r13 = (uint64_t)g[REG_R13];
-	r->r14 = (uint64_t)g[REG_R14];
-	r->r15 = (uint64_t)g[REG_R15];
-	r->rdi = (uint64_t)g[REG_RDI];
-	r->rsi = (uint64_t)g[REG_RSI];
-	r->rbp = (uint64_t)g[REG_RBP];
-	r->rbx = (uint64_t)g[REG_RBX];
-	r->rdx = (uint64_t)g[REG_RDX];
-	r->rax = (uint64_t)g[REG_RAX];
-	r->rcx = (uint64_t)g[REG_RCX];
-	r->rsp = (uint64_t)g[REG_RSP];
-	r->rip = (uint64_t)g[REG_RIP];
-	r->eflags = (uint64_t)g[REG_EFL];
-	r->orig_rax = (unsigned long long)-1;
+	regs_from_gregs(r, g);
 	return true;
 }
 
@@ -235,27 +201,14 @@ bool unwind_go_vdso_caller(struct module *mod, uint64_t vaddr)
 	return go_symbols(mod) && in_ranges(mod->go_vdso, mod->ngo_vdso, vaddr);
 }
 
-/* _init and _fini as glibc's crti.o and crtn.o make them on x86-64 (musl's
- * push and pop %rax in place of the sub and add): an optional endbr64, a
- * stack adjustment of 8, the body, the adjustment undone, ret.  Neither
- * file gives CFI for them.  Any other shape is not recognised. */
+/* _init and _fini as crti.o and crtn.o make them (arch_crt_shape()),
+ * which neither file gives CFI for.  Any other shape is not recognised. */
 static bool read_crt_code(struct module *mod, const GElf_Shdr *sh, struct crt_code *cc)
 {
-	static const char endbr64[] = "\xf3\x0f\x1e\xfa", sub8[] = "\x48\x83\xec\x08",
-			  add8_ret[] = "\x48\x83\xc4\x08\xc3", pop_ret[] = "\x58\xc3";
-	const unsigned char *code;
-	size_t p = 0, n = sh->sh_size;
+	size_t p, n = sh->sh_size;
 
-	if (sh->sh_offset > mod->image_size || n > mod->image_size - sh->sh_offset)
-		return false;
-	code = mod->image + sh->sh_offset;
-	if (code_is(code, p, n, endbr64, 4))
-		p += 4;
-	if (code_is(code, p, n, sub8, 4) && n >= p + 4 + 5 && code_is(code, n - 5, n, add8_ret, 5))
-		p += 4;
-	else if (code_is(code, p, n, "\x50", 1) && n >= p + 1 + 2 && code_is(code, n - 2, n, pop_ret, 2))
-		p += 1;
-	else
+	if (sh->sh_offset > mod->image_size || n > mod->image_size - sh->sh_offset ||
+	    !arch_crt_shape(mod->image + sh->sh_offset, n, &p))
 		return false;
 	cc->lo = sh->sh_addr;
 	cc->body = sh->sh_addr + p;
@@ -302,7 +255,7 @@ unsigned unwind_crt_cfa(struct module *mod, uint64_t vaddr)
 
 		if (vaddr < cc->lo || vaddr > cc->ret)
 			continue;
-		return vaddr >= cc->body && vaddr < cc->ret ? 16 : 8;
+		return vaddr >= cc->body && vaddr < cc->ret ? ARCH_CRT_BODY_CFA : 8;
 	}
 	return 0;
 }
@@ -316,9 +269,8 @@ bool unwind_cfi_sp_cfa(Dwarf_CFI *cfi, uint64_t vaddr, int64_t *off)
 
 	if (!cfi || dwarf_cfi_addrframe(cfi, vaddr, &frame) < 0)
 		return false;
-	/* DWARF register 7 is x86-64's rsp. */
 	ok = dwarf_frame_cfa(frame, &ops, &nops) == 0 && nops == 1 && ops[0].atom == DW_OP_bregx &&
-	     ops[0].number == 7;
+	     ops[0].number == ARCH_DWARF_SP;
 	if (ok)
 		*off = (int64_t)ops[0].number2;
 	free(frame);

@@ -64,11 +64,12 @@ bool unwind_go_top_frame(struct module *mod, uint64_t vaddr);
 bool unwind_go_async_preempt(struct module *mod, uint64_t vaddr);
 
 /* Is ELF address VADDR of MOD in one of Go's functions that call the vDSO
- * (time.now, runtime.nanotime1), where R12 holds its stack pointer?  They
- * move to the thread's system stack to call it, the goroutine's stack
- * pointer kept in R12, which the vDSO's code preserves: from their saving
- * of it in R12 to its restoring, their frame and their callers' are found
- * from R12, not from the stack pointer their CFI is written for, and are
+ * (time.now, runtime.nanotime1), where another register holds its stack
+ * pointer?  They move to the thread's system stack to call it, the
+ * goroutine's stack pointer kept in a register the vDSO's code preserves
+ * (regs_go_vdso_sp()): from their saving of it there to its restoring,
+ * their frame and their callers' are found from that register, not from
+ * the stack pointer their CFI is written for, and are
  * on another stack than the vDSO's (the sampler copies it too: struct
  * capture).  VADDR is the exact PC of a leaf, a call's last byte for a
  * caller.  Looked at as unwind_go_top_frame does. */
@@ -77,7 +78,7 @@ bool unwind_go_vdso_caller(struct module *mod, uint64_t vaddr);
 /* The registers a signal interrupted, from the ucontext at UC in C's
  * stack copies (the kernel's frame for a handler: its rt_sigframe holds
  * the trampoline's address, then the ucontext), into *R; false if C
- * does not hold it.  R's orig_rax is -1: a system call the signal came
+ * does not hold it.  R shows no system call (regs_syscall() -1): one the signal came
  * in has returned or been set to restart. */
 bool unwind_sigframe_regs(const struct capture *c, uint64_t uc, struct user_regs_struct *r);
 

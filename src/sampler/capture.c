@@ -16,10 +16,10 @@ void copy_stack(struct sampler *sp, struct target *tgt, struct capture *c)
 	ssize_t n;
 	size_t len;
 
-	c->sp = c->regs.rsp;
+	c->sp = regs_sp(&c->regs);
 	mp = maps_find(&tgt->maps, c->sp);
-	if (mp && c->sp - mp->start >= RED_ZONE && sp->stack_size > 2 * RED_ZONE)
-		c->sp -= RED_ZONE;
+	if (mp && c->sp - mp->start >= ARCH_RED_ZONE && sp->stack_size > 2 * ARCH_RED_ZONE)
+		c->sp -= ARCH_RED_ZONE;
 	c->stack_top = mp ? mp->end : 0;
 	len = sp->stack_size;
 	if (c->stack_top && c->stack_top - c->sp < len)
@@ -84,7 +84,7 @@ static void copy_stacks(struct sampler *sp, struct target *tgt, struct thread *t
 	c->stack2_len = 0;
 	c->sigret = c->at_handler = false;
 	copy_stack(sp, tgt, c);
-	if (handler_entry(sp, tgt, c) && !capture_read(c, c->regs.rsp, &w, sizeof(w)))
+	if (handler_entry(sp, tgt, c) && !capture_read(c, regs_sp(&c->regs), &w, sizeof(w)))
 		copy_stack(sp, tgt, c);
 	if (!in_sigreturn(sp, tgt, c)) {
 		copy_go_stack(sp, tgt, c);
@@ -152,7 +152,7 @@ struct capture *capture_thread(void *arg, struct thread *t)
 	/* A held stop in a system call says that a probe would find one:
 	 * probes come after PROBE_EVERY held samples in a row without. */
 	if (t->asked_held && !t->quiet) {
-		t->held_since = (long long)c->regs.orig_rax >= 0 ? 0 : t->held_since + 1;
+		t->held_since = regs_syscall(&c->regs) >= 0 ? 0 : t->held_since + 1;
 		t->entered |= !t->held_since;
 	}
 	/* On-CPU: a thread that was running when its state was read, but
@@ -188,8 +188,8 @@ struct capture *capture_thread(void *arg, struct thread *t)
 	 * is at its exit, and its next sample's otherwise. */
 	c->waited = 0;
 	if (t->uncut) {
-		if (!t->blocked_sample && (long long)c->regs.orig_rax == t->uncut_nr &&
-		    c->regs.rsp == t->uncut_sp && c->regs.rip == t->uncut_pc)
+		if (!t->blocked_sample && regs_syscall(&c->regs) == t->uncut_nr &&
+		    regs_sp(&c->regs) == t->uncut_sp && regs_pc(&c->regs) == t->uncut_pc)
 			c->waited = t->uncut;
 		else
 			c->ticks += t->uncut;
@@ -238,7 +238,7 @@ struct capture *capture_timed(void *arg, struct thread *t)
 	 * interrupt, outside any system call.  A stop at a call's exit
 	 * came where the thread unblocked the signal (sigprocmask,
 	 * sigreturn): late, at the end of the section that blocked it. */
-	if ((long long)c->regs.orig_rax >= 0)
+	if (regs_syscall(&c->regs) >= 0)
 		sp->stats.timed_late++;
 	sp->stats.timed_samples++;
 	t->ev_samples++;
@@ -286,7 +286,7 @@ void capture_ring(void *arg, struct thread *t, const struct ktrigger_sample *s)
 	if (len > sp->stack_size)
 		len = sp->stack_size;
 	memcpy(c->stack, s->stack, len);
-	c->sp = r->rsp;
+	c->sp = regs_sp(r);
 	c->stack_len = len;
 	mp = maps_find(&tgt->maps, c->sp);
 	c->stack_top = mp ? mp->end : 0;
@@ -297,8 +297,8 @@ void capture_ring(void *arg, struct thread *t, const struct ktrigger_sample *s)
 	 * on: most often it has not left the code that was sampled.  A
 	 * kernel-mode tick is taken so too, at the user registers that
 	 * entered the kernel. */
-	if (handler_entry(sp, tgt, c) && !capture_read(c, c->regs.rsp, &w, sizeof(w)) &&
-	    copy_stack2(sp, c, c->regs.rsp)) {
+	if (handler_entry(sp, tgt, c) && !capture_read(c, regs_sp(&c->regs), &w, sizeof(w)) &&
+	    copy_stack2(sp, c, regs_sp(&c->regs))) {
 		c->go_sigframe = true;
 		c->go_sigregs = c->regs;
 	}

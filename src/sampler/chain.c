@@ -76,7 +76,7 @@ bool splice_signal(struct sampler *sp, struct target *tgt, const struct capture 
 
 	/* Taken where a handler starts (c->at_handler), the walk starts
 	 * at the interrupted code. */
-	for (k = c->at_handler ? 0 : 1; k < *n && pcs[k] != r->rip; k++)
+	for (k = c->at_handler ? 0 : 1; k < *n && pcs[k] != regs_pc(r); k++)
 		;
 	if (k >= *n)
 		return false;
@@ -90,17 +90,17 @@ bool splice_signal(struct sampler *sp, struct target *tgt, const struct capture 
 			}
 	/* None where the handler has not yet set up a frame: its frame
 	 * pointer is still the interrupted one, where the chain starts. */
-	if (!from && c->regs.rbp == r->rbp)
+	if (!from && regs_fp(&c->regs) == regs_fp(r))
 		from = 1;
 	if (!from || from >= c->nchain || !maps_is_code(&tgt->maps, c->chain[from]) ||
-	    !sp->unwinder->sp_cfa(tgt->unwind_state, r->rip, true, &off))
+	    !sp->unwinder->sp_cfa(tgt->unwind_state, regs_pc(r), true, &off))
 		return false;
-	cfa = r->rsp + (uint64_t)off;
+	cfa = regs_sp(r) + (uint64_t)off;
 	k++;
-	if (r->rbp != cfa - 16) {
+	if (regs_fp(r) != cfa - 16) {
 		if (!capture_read(c, cfa - sizeof(ra), &ra, sizeof(ra)) || !maps_is_code(&tgt->maps, ra) ||
 		    !sp->unwinder->sp_cfa(tgt->unwind_state, ra, false, &off2) ||
-		    r->rbp != cfa + (uint64_t)off2 - 16)
+		    regs_fp(r) != cfa + (uint64_t)off2 - 16)
 			return false;
 		if (k < max)
 			pcs[k++] = ra - 1;

@@ -81,9 +81,9 @@ static void unpeek(struct sampler *sp, const struct capture *c)
 	sp->stats.peeks_failed++;
 	if (!t)
 		return;
-	t->peek_nr = (long)c->regs.orig_rax;
-	t->peek_sp = c->regs.rsp;
-	t->peek_pc = c->regs.rip;
+	t->peek_nr = regs_syscall(&c->regs);
+	t->peek_sp = regs_sp(&c->regs);
+	t->peek_pc = regs_pc(&c->regs);
 	keep_uncut(t, t->peek_nr, t->peek_sp, t->peek_pc, c->ticks);
 }
 
@@ -105,7 +105,7 @@ static void walk_capture(struct sampler *sp, struct capture *c, unsigned *np)
 	}
 
 	if (c->cut_short) {
-		sp->pcs[0] = c->regs.rip;
+		sp->pcs[0] = regs_pc(&c->regs);
 		n = 1;
 		res = UNWIND_TRUNCATED;
 	} else {
@@ -138,11 +138,11 @@ static void walk_capture(struct sampler *sp, struct capture *c, unsigned *np)
 	 * clone3), it is within CLONE_CHILD_SPAN of where it started.
 	 * Not a stop taken where a signal came: the registers are
 	 * those of code that ran, after any call that returned 0. */
-	if (res == UNWIND_FAILED && n == 1 && c->regs.rax == 0 && !c->at_handler &&
-	    (c->regs.orig_rax == SYS_clone || c->regs.orig_rax == SYS_clone3 ||
-	     (c->start_ip && c->regs.rip - c->start_ip < CLONE_CHILD_SPAN) ||
-	     (c->regs.orig_rax == (unsigned long long)-1 &&
-	      maps_after_syscall(&c->target->maps, c->regs.rip))))
+	if (res == UNWIND_FAILED && n == 1 && regs_result(&c->regs) == 0 && !c->at_handler &&
+	    (regs_syscall(&c->regs) == SYS_clone || regs_syscall(&c->regs) == SYS_clone3 ||
+	     (c->start_ip && regs_pc(&c->regs) - c->start_ip < CLONE_CHILD_SPAN) ||
+	     (regs_syscall(&c->regs) == -1 &&
+	      maps_after_syscall(&c->target->maps, regs_pc(&c->regs)))))
 		res = UNWIND_COMPLETE;
 	st->fp_frames += fp;
 	st->unwind_ns += now_ns() - t0;
@@ -167,7 +167,7 @@ static void count_capture(struct sampler *sp, struct capture *c, unsigned n)
 	struct wait_site callers;
 	unsigned j;
 
-	if ((c->blocked || c->waited) && (long long)c->regs.orig_rax >= 0)
+	if ((c->blocked || c->waited) && regs_syscall(&c->regs) >= 0)
 		find_callers(c, sp->pcs, n, &callers);
 	for (j = 0; j < n; j++)
 		sp->pcs[j] = maps_frame_key(&tgt->maps, sp->pcs[j]);
@@ -175,8 +175,8 @@ static void count_capture(struct sampler *sp, struct capture *c, unsigned n)
 	if (c->in_kernel)
 		push_leaf(sp, &n, frame_key(FRAME_MODULE_SYSCALL, FRAME_KERNEL));
 	/* The leaf says which call it waits in.  A blocked thread
-	 * whose stop came at the exit of a system call (orig_rax >= 0;
-	 * after an interrupt it is negative) was in that call when its
+	 * whose stop came at the exit of a system call (regs_syscall()
+	 * >= 0; after an interrupt it is negative) was in that call when its
 	 * stop was asked for: the first return to user space takes
 	 * the stop.  The call may have ended meanwhile: a nanosleep
 	 * whose time is up when the woken thread gets a CPU returns 0
@@ -184,8 +184,8 @@ static void count_capture(struct sampler *sp, struct capture *c, unsigned n)
 	 * thread ran in __clock_nanosleep for 15-20% of the samples of
 	 * a client that sleeps 0.5 ms between requests, with stops of
 	 * 230 us (wall.sh's echoserver). */
-	if (c->blocked && (long long)c->regs.orig_rax >= 0) {
-		push_leaf(sp, &n, frame_key_syscall((long)c->regs.orig_rax));
+	if (c->blocked && regs_syscall(&c->regs) >= 0) {
+		push_leaf(sp, &n, frame_key_syscall(regs_syscall(&c->regs)));
 		if (c->woke)
 			st->woke_stops++;
 		else
@@ -204,7 +204,7 @@ static void count_capture(struct sampler *sp, struct capture *c, unsigned n)
 	 * been, and the place remembered as such a stop's, but for a
 	 * thread that runs now. */
 	if (c->waited) {
-		push_leaf(sp, &n, frame_key_syscall((long)c->regs.orig_rax));
+		push_leaf(sp, &n, frame_key_syscall(regs_syscall(&c->regs)));
 		remember_wait(sp, c, sp->pcs, n, &callers);
 		forget_wait(sp, c->tid);
 		stacks_add(&sp->stacks, tgt->proc->pid, c->tid, sp->pcs, n, c->waited,

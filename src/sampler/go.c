@@ -3,9 +3,9 @@
  */
 #include "internal.h"
 
-/* Is ADDR, in mapping MP, code in Go's call of the vDSO, where R12 holds
- * the frame's stack pointer (unwind_go_vdso_caller())?  EXACT: ADDR is a
- * PC, not a return address.  Only a module whose symbols the unwinder has read
+/* Is ADDR, in mapping MP, code in Go's call of the vDSO, where another
+ * register holds the frame's stack pointer (unwind_go_vdso_caller())?
+ * EXACT: ADDR is a PC, not a return address.  Only a module whose symbols the unwinder has read
  * already, after a stop: read here, a large Go binary's would be tens of
  * milliseconds of the thread's stop. */
 static bool go_vdso_call_in(struct target *tgt, const struct mapping *mp, uint64_t addr, bool exact)
@@ -22,31 +22,32 @@ static bool in_go_vdso_call(struct target *tgt, uint64_t addr, bool exact)
 }
 
 /* Go calls the vDSO on the thread's system stack, with the goroutine's
- * stack pointer in R12 (unwind_go_vdso_caller()): a thread stopped there,
- * in the vDSO or in the Go function around the call, has its Go frames on
- * another stack than the one copied.  If so (for the vDSO, a return
- * address into such a call lies in the first words copied), and R12 is
- * outside the copy, the stack at R12 is copied too (copy_stack2()).
+ * stack pointer in another register (regs_go_vdso_sp(),
+ * unwind_go_vdso_caller()): a thread stopped there, in the vDSO or in the
+ * Go function around the call, has its Go frames on another stack than
+ * the one copied.  If so (for the vDSO, a return
+ * address into such a call lies in the first words copied), and that
+ * SP is outside the copy, the stack there is copied too (copy_stack2()).
  * Without it, a loop reading the clock (tests/targets/lang/clock.go) had
  * 73-80% of its stacks end at time.now or runtime.nanotime1, counted
  * failed (both unwinders).  True if it was copied. */
 bool copy_go_stack(struct sampler *sp, struct target *tgt, struct capture *c)
 {
-	const struct mapping *mp = maps_find(&tgt->maps, c->regs.rip);
+	const struct mapping *mp = maps_find(&tgt->maps, regs_pc(&c->regs));
 	const struct module *mod = mp ? maps_module(&tgt->maps, mp->module) : NULL;
-	uint64_t r12 = c->regs.r12, w, at;
+	uint64_t gsp = regs_go_vdso_sp(&c->regs), w, at;
 	bool found;
 
-	if (!mod || !r12 || (r12 >= c->sp && r12 - c->sp < c->stack_len))
+	if (!mod || !gsp || (gsp >= c->sp && gsp - c->sp < c->stack_len))
 		return false;
-	found = go_vdso_call_in(tgt, mp, c->regs.rip, true);
+	found = go_vdso_call_in(tgt, mp, regs_pc(&c->regs), true);
 	if (!found && mod->path && !strcmp(mod->path, "[vdso]"))
-		for (at = c->regs.rsp; !found && at < c->regs.rsp + VDSO_SCAN; at += sizeof(w)) {
+		for (at = regs_sp(&c->regs); !found && at < regs_sp(&c->regs) + VDSO_SCAN; at += sizeof(w)) {
 			if (!capture_read(c, at, &w, sizeof(w)))
 				break;
 			found = in_go_vdso_call(tgt, w, false);
 		}
-	if (!found || !copy_stack2(sp, c, r12))
+	if (!found || !copy_stack2(sp, c, gsp))
 		return false;
 	sp->stats.go_vdso_copies++;
 	return true;
@@ -68,7 +69,7 @@ bool copy_go_stack(struct sampler *sp, struct target *tgt, struct capture *c)
  * the code is Go's, looked through or not. */
 bool copy_go_interrupted(struct sampler *sp, struct target *tgt, struct capture *c)
 {
-	const struct mapping *mp = maps_find(&tgt->maps, c->regs.rip);
+	const struct mapping *mp = maps_find(&tgt->maps, regs_pc(&c->regs));
 	const struct module *mod = mp && mp->exec ? maps_module(&tgt->maps, mp->module) : NULL;
 	uint64_t ret = unwind_go_sigreturn(mod), w;
 	struct user_regs_struct r;
@@ -76,10 +77,10 @@ bool copy_go_interrupted(struct sampler *sp, struct target *tgt, struct capture 
 
 	if (!ret)
 		return false;
-	if (c->stack2_len || c->regs.rsp < c->sp || c->regs.rsp - c->sp >= c->stack_len)
+	if (c->stack2_len || regs_sp(&c->regs) < c->sp || regs_sp(&c->regs) - c->sp >= c->stack_len)
 		return true;
 	ret += mp->bias;
-	off = (size_t)(c->regs.rsp - c->sp);
+	off = (size_t)(regs_sp(&c->regs) - c->sp);
 	for (end = scan_end(c, off, GO_SIGFRAME_SCAN); off + sizeof(w) <= end; off += sizeof(w)) {
 		memcpy(&w, c->stack + off, sizeof(w));
 		if (w != ret)
@@ -89,7 +90,7 @@ bool copy_go_interrupted(struct sampler *sp, struct target *tgt, struct capture 
 			break;
 		c->go_sigframe = true;
 		c->go_sigregs = r;
-		if (!capture_read(c, r.rsp, &w, sizeof(w)) && copy_stack2(sp, c, r.rsp))
+		if (!capture_read(c, regs_sp(&r), &w, sizeof(w)) && copy_stack2(sp, c, regs_sp(&r)))
 			sp->stats.go_handler_copies++;
 		break;
 	}

@@ -14,11 +14,11 @@
  * samples in a row that found it outside system calls, while its page
  * faults are rare, one stop is asked for while it runs (its CPU not held
  * for it at that tick) and is not counted: its tick goes to its next
- * sample.  A probe whose registers show a system call's exit (orig_rax
- * >= 0; at an interrupt's it is negative) found the thread entering the
+ * sample.  A probe whose registers show a system call's exit
+ * (regs_syscall() >= 0; at an interrupt's it is negative) found the thread entering the
  * kernel, and so does a page-fault rate of more than one in FAULT_GAP_NS
  * of its CPU time (a fault leaves no mark in the registers: its exit
- * shows orig_rax -1, as an interrupt's does).  A thread that is often in
+ * shows no call, as an interrupt's does).  A thread that is often in
  * system calls, or faults often, is thus rarely probed: attached to
  * redis-server under redis-benchmark, probes every 16 held samples (6% of
  * its stops, asked for while it ran) raised epoll_wait's share from a
@@ -117,7 +117,7 @@ void note_faults(struct sampler *sp, struct thread *t, uint64_t faults)
  * has registers R.  Returns true if the sample is not to be counted. */
 bool judge_unheld(struct sampler *sp, struct thread *t, const struct user_regs_struct *r)
 {
-	bool entered = (long long)r->orig_rax >= 0 || t->faulting;
+	bool entered = regs_syscall(r) >= 0 || t->faulting;
 
 	if (t->probe) {
 		t->probe = false;

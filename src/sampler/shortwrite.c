@@ -8,11 +8,11 @@
  * stop? */
 bool regs_in_syscall(const struct user_regs_struct *r)
 {
-	long long rax = (long long)r->rax;
+	long res = regs_result(r);
 
-	return (long long)r->orig_rax >= 0 &&
-	       (rax == -EINTR || rax == -ERESTARTSYS || rax == -ERESTARTNOINTR ||
-		rax == -ERESTARTNOHAND || rax == -ERESTART_RESTARTBLOCK);
+	return regs_syscall(r) >= 0 &&
+	       (res == -EINTR || res == -ERESTARTSYS || res == -ERESTARTNOINTR ||
+		res == -ERESTARTNOHAND || res == -ERESTART_RESTARTBLOCK);
 }
 
 /* Did the stop of thread T, with registers R, end a write short?  A stop
@@ -42,33 +42,33 @@ bool regs_in_syscall(const struct user_regs_struct *r)
  * notes of 65 short writes; in a CI run on a slow host, 289 of 277). */
 void note_short_write(struct sampler *sp, struct thread *t, const struct user_regs_struct *r)
 {
-	long long ret = (long long)r->rax;
+	long long ret = regs_result(r);
 
-	if (ret < 0 || (uint64_t)ret >= r->rdx)
+	if (ret < 0 || (uint64_t)ret >= regs_arg(r, 2))
 		return;
-	switch ((long)r->orig_rax) {
+	switch (regs_syscall(r)) {
 	case SYS_write:
 	case SYS_pwrite64:
 		break;
 	case SYS_sendto:
-		if (r->r10 & MSG_DONTWAIT)
+		if (regs_arg(r, 3) & MSG_DONTWAIT)
 			return;
 		break;
 	default:
 		return;
 	}
-	if (t->short_noted && t->short_slices == t->slices_mark && t->short_ip == r->rip &&
-	    t->short_sp == r->rsp && t->short_ret == (uint64_t)ret)
+	if (t->short_noted && t->short_slices == t->slices_mark && t->short_ip == regs_pc(r) &&
+	    t->short_sp == regs_sp(r) && t->short_ret == (uint64_t)ret)
 		return;
 	t->short_noted = true;
-	t->short_ip = r->rip;
-	t->short_sp = r->rsp;
+	t->short_ip = regs_pc(r);
+	t->short_sp = regs_sp(r);
 	t->short_ret = (uint64_t)ret;
 	t->short_slices = t->slices_mark;
 	GROW(sp->shorts, sp->shortcap, sp->nshorts + 1);
 	sp->shorts[sp->nshorts].pid = t->proc->pid;
 	sp->shorts[sp->nshorts].blocked = t->blocked_sample;
-	sp->shorts[sp->nshorts++].fd = (int)r->rdi;
+	sp->shorts[sp->nshorts++].fd = (int)regs_arg(r, 0);
 }
 
 /* The writes note_short_write() saw, their threads resumed: those on a

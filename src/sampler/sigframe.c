@@ -38,8 +38,8 @@ bool handler_entry(struct sampler *sp, struct target *tgt, struct capture *c)
 	 * it would have the maps read again, in the stop (33 us a sample
 	 * more at 999 Hz on bench/workload.c).  Only code already mapped is
 	 * checked. */
-	if (!capture_read(c, r.rsp, &ret, sizeof(ret)) || !(mp = maps_find(&tgt->maps, ret)) ||
-	    !mp->exec || !unwind_sigframe_regs(c, r.rsp + sizeof(ret), &r) ||
+	if (!capture_read(c, regs_sp(&r), &ret, sizeof(ret)) || !(mp = maps_find(&tgt->maps, ret)) ||
+	    !mp->exec || !unwind_sigframe_regs(c, regs_sp(&r) + sizeof(ret), &r) ||
 	    !maps_is_sigreturn(&tgt->maps, ret))
 		return false;
 	c->regs = r;
@@ -49,8 +49,8 @@ bool handler_entry(struct sampler *sp, struct target *tgt, struct capture *c)
 }
 
 /* Is C's thread stopped in a sigreturn trampoline, its handler returned:
- * on the trampoline's first instruction (mov $15,%rax) or on its
- * syscall, or (a kernel-mode tick from a ring) in that call, before it
+ * on the trampoline's first instruction or on its system call
+ * instruction (arch_sigreturn_code), or (a kernel-mode tick from a ring) in that call, before it
  * restored the registers?  The kernel's frame is then at SP, the
  * trampoline's address popped: its ucontext first.  If so, C's sigregs
  * become the registers the signal interrupted, which the walk goes on
@@ -69,21 +69,23 @@ bool handler_entry(struct sampler *sp, struct target *tgt, struct capture *c)
  * is not in the copy. */
 bool in_sigreturn(struct sampler *sp, struct target *tgt, struct capture *c)
 {
-	uint64_t rip = c->regs.rip;
-	const struct mapping *mp = maps_find(&tgt->maps, rip);
+	uint64_t pc = regs_pc(&c->regs);
+	const struct mapping *mp = maps_find(&tgt->maps, pc);
 	uint64_t head[2], w;
 
 	/* The kernel writes uc_flags (a few bits) and a null uc_link:
 	 * most stacks fail this before the code is looked at. */
-	if (!mp || !mp->exec || !capture_read(c, c->regs.rsp, head, sizeof(head)) ||
+	if (!mp || !mp->exec || !capture_read(c, regs_sp(&c->regs), head, sizeof(head)) ||
 	    head[0] > 0xff || head[1] != 0)
 		return false;
-	if (!maps_is_sigreturn(&tgt->maps, rip) &&
-	    !(rip - mp->start >= SIGRETURN_SYSCALL && maps_is_sigreturn(&tgt->maps, rip - SIGRETURN_SYSCALL)) &&
-	    !(c->in_kernel && rip - mp->start >= SIGRETURN_END && maps_is_sigreturn(&tgt->maps, rip - SIGRETURN_END)))
+	if (!maps_is_sigreturn(&tgt->maps, pc) &&
+	    !(pc - mp->start >= ARCH_SIGRETURN_SYSCALL &&
+	      maps_is_sigreturn(&tgt->maps, pc - ARCH_SIGRETURN_SYSCALL)) &&
+	    !(c->in_kernel && pc - mp->start >= ARCH_SIGRETURN_LEN &&
+	      maps_is_sigreturn(&tgt->maps, pc - ARCH_SIGRETURN_LEN)))
 		return false;
 	c->sigregs = c->regs;
-	if (!unwind_sigframe_regs(c, c->regs.rsp, &c->sigregs))
+	if (!unwind_sigframe_regs(c, regs_sp(&c->regs), &c->sigregs))
 		return false;
 	/* A ring's tick there after Go's preemption signal, whose handler
 	 * made the interrupted code seem to call asyncPreempt, its PC
@@ -92,14 +94,14 @@ bool in_sigreturn(struct sampler *sp, struct target *tgt, struct capture *c)
 	 * would go on from whatever is there now.  Cut short at the
 	 * trampoline instead, as perf's walk from the signal stack is (it
 	 * failed, 1 stack in 6 runs of sieve.go's 2000). */
-	if (c->from_ring && !capture_read(c, c->sigregs.rsp, &w, sizeof(w)) &&
-	    (mp = maps_find(&tgt->maps, c->sigregs.rip)) && mp->exec &&
-	    unwind_go_async_preempt(maps_module(&tgt->maps, mp->module), c->sigregs.rip - mp->bias)) {
+	if (c->from_ring && !capture_read(c, regs_sp(&c->sigregs), &w, sizeof(w)) &&
+	    (mp = maps_find(&tgt->maps, regs_pc(&c->sigregs))) && mp->exec &&
+	    unwind_go_async_preempt(maps_module(&tgt->maps, mp->module), regs_pc(&c->sigregs) - mp->bias)) {
 		c->cut_short = true;
 		return true;
 	}
 	c->sigret = true;
-	if (!capture_read(c, c->sigregs.rsp, &w, sizeof(w)) && copy_stack2(sp, c, c->sigregs.rsp) &&
+	if (!capture_read(c, regs_sp(&c->sigregs), &w, sizeof(w)) && copy_stack2(sp, c, regs_sp(&c->sigregs)) &&
 	    c->from_ring) {
 		c->go_sigframe = true;
 		c->go_sigregs = c->sigregs;
@@ -147,10 +149,10 @@ void copy_alt_interrupted(struct sampler *sp, struct target *tgt, struct thread 
 	bool first = t->seized_running;
 
 	t->seized_running = false;
-	if (!(t->signaled || first) || c->stack2_len || c->regs.rsp < c->sp ||
-	    c->regs.rsp - c->sp >= c->stack_len)
+	if (!(t->signaled || first) || c->stack2_len || regs_sp(&c->regs) < c->sp ||
+	    regs_sp(&c->regs) - c->sp >= c->stack_len)
 		return;
-	off = (size_t)(c->regs.rsp - c->sp);
+	off = (size_t)(regs_sp(&c->regs) - c->sp);
 	for (end = scan_end(c, off, ALT_SIGFRAME_SCAN); off + sizeof(w) <= end; off += sizeof(w[0])) {
 		/* w: the trampoline's address, uc_flags, uc_link, then
 		 * uc_stack's ss_sp, ss_flags and ss_size. */
@@ -174,17 +176,17 @@ void copy_alt_interrupted(struct sampler *sp, struct target *tgt, struct thread 
 		r = c->regs;
 		if (!unwind_sigframe_regs(c, at + sizeof(ret), &r))
 			return;
-		if (!capture_read(c, r.rsp, &ret, sizeof(ret))) {
-			if (copy_stack2(sp, c, r.rsp))
+		if (!capture_read(c, regs_sp(&r), &ret, sizeof(ret))) {
+			if (copy_stack2(sp, c, regs_sp(&r)))
 				sp->stats.alt_handler_copies++;
 			return;
 		}
 		/* The signal came in a handler on the same stack: its frame
 		 * is higher up, above the SP this one interrupted
 		 * (tests/targets/sigframe.c, "alt nested"). */
-		if (r.rsp <= at + sizeof(ret))
+		if (regs_sp(&r) <= at + sizeof(ret))
 			return;
-		off = (size_t)(r.rsp - c->sp) - sizeof(w[0]);
+		off = (size_t)(regs_sp(&r) - c->sp) - sizeof(w[0]);
 		end = scan_end(c, off, ALT_SIGFRAME_SCAN);
 	}
 }

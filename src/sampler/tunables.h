@@ -58,9 +58,6 @@
 #define RING_BATCH 8
 /* The unit in which a goroutine's stack is copied (copy_go_stack()). */
 #define GO_STACK_PAGE 4096ULL
-/* Bytes below the stack pointer a function may use without moving it (the
- * x86-64 ABI's red zone). */
-#define RED_ZONE 128
 /* A new thread's first instructions, from where clone returns to the call
  * of its start function, lie within this many bytes (unwind_captures). */
 #define CLONE_CHILD_SPAN 32

@@ -49,7 +49,7 @@ static bool same_callers(const struct thread *t, const struct wait_site *w)
  * touch its stack, and /proc gives where it made the call.  The walk
  * (unwind_captures()) needs no other register where each frame's CFI
  * finds its caller from the stack pointer, as in code built without
- * frame pointers; where a frame's caller is found from rbp, which /proc
+ * frame pointers; where a frame's caller is found from the frame pointer, which /proc
  * does not give, the walk fails, and the capture is not counted: its
  * ticks go back to T, which is not peeked at that call again (peek_nr).
  * The call is read again after the copy: the same, the copy is of the
@@ -71,16 +71,11 @@ bool peek_wait(struct sampler *sp, struct thread *t, long nr, const uint64_t arg
 	if (!tgt || (t->peek_nr == nr && t->peek_sp == wsp && t->peek_pc == wpc))
 		return false;
 	c = next_capture(sp, tgt, t);
-	c->regs.rip = c->regs.rcx = wpc;
-	c->regs.rsp = wsp;
-	c->regs.orig_rax = (unsigned long long)nr;
-	c->regs.rax = (unsigned long long)-ERESTARTSYS;
-	c->regs.rdi = args[0];
-	c->regs.rsi = args[1];
-	c->regs.rdx = args[2];
-	c->regs.r10 = args[3];
-	c->regs.r8 = args[4];
-	c->regs.r9 = args[5];
+	regs_set_pc(&c->regs, wpc);
+	regs_set_sp(&c->regs, wsp);
+	regs_set_syscall(&c->regs, nr);
+	regs_set_result(&c->regs, -ERESTARTSYS);
+	regs_set_args(&c->regs, args);
 	c->sigret = c->at_handler = false;
 	copy_stack(sp, tgt, c);
 	fd = proc_open_task_syscall(t->proc->pid, t->tid);
@@ -255,7 +250,7 @@ bool still_waiting(struct sampler *sp, struct thread *t, bool *left)
 void find_callers(const struct capture *c, const uint64_t *pcs, unsigned n,
 			 struct wait_site *w)
 {
-	size_t off = c->regs.rsp >= c->sp ? c->regs.rsp - c->sp : c->stack_len;
+	size_t off = regs_sp(&c->regs) >= c->sp ? regs_sp(&c->regs) - c->sp : c->stack_len;
 
 	w->nwords = 0;
 	for (unsigned j = 1; j < n && w->nwords < SITE_WORDS; j++) {
@@ -288,7 +283,7 @@ void remember_wait(struct sampler *sp, const struct capture *c, const uint64_t *
 
 	if (!t)
 		return;
-	nr = (long)c->regs.orig_rax;
+	nr = regs_syscall(&c->regs);
 	if (!t->sites)
 		t->sites = xcalloc(WAIT_SITES, sizeof(*t->sites));
 	for (i = 0; i < WAIT_SITES; i++) {
@@ -296,7 +291,7 @@ void remember_wait(struct sampler *sp, const struct capture *c, const uint64_t *
 		if (!w->frames) {
 			if (pick < 0 || t->sites[pick].frames)
 				pick = i;
-		} else if (w->nr == nr && w->sp == c->regs.rsp && w->pc == c->regs.rip &&
+		} else if (w->nr == nr && w->sp == regs_sp(&c->regs) && w->pc == regs_pc(&c->regs) &&
 			   w->nwords == found->nwords &&
 			   !memcmp(w->word, found->word, found->nwords * sizeof(*w->word)) &&
 			   !memcmp(w->addr, found->addr, found->nwords * sizeof(*w->addr))) {
@@ -315,14 +310,17 @@ void remember_wait(struct sampler *sp, const struct capture *c, const uint64_t *
 	w->nr = nr;
 	/* After the stop, nanosleep and the like go on as restart_syscall:
 	 * the same wait until it ends, and the next call is the call. */
-	w->restarted = (long long)c->regs.rax == -ERESTART_RESTARTBLOCK;
+	w->restarted = regs_result(&c->regs) == -ERESTART_RESTARTBLOCK;
 	{
-		uint64_t args[6] = { c->regs.rdi, c->regs.rsi, c->regs.rdx, c->regs.r10, c->regs.r8, c->regs.r9 };
+		uint64_t args[6];
+
+		for (unsigned a = 0; a < 6; a++)
+			args[a] = regs_arg(&c->regs, a);
 
 		w->cuts = syscall_ends_short(nr, args);
 	}
-	w->sp = c->regs.rsp;
-	w->pc = c->regs.rip;
+	w->sp = regs_sp(&c->regs);
+	w->pc = regs_pc(&c->regs);
 	w->used = w->taken = sp->tick_n + 1;
 	t->site = pick;
 	t->last_slices = c->slices;
