@@ -4,7 +4,7 @@
 # unprivileged user, beside perf record --call-graph dwarf, in one run.
 # Prints a Markdown report on standard output, progress on standard error.
 #
-#     scripts/bench-trigger.sh [-n N]
+#     scripts/bench-trigger.sh [-n N] [-a|--append]
 #
 # Variants, each at -F 999 (and at 99 for the slowdown):
 #   bare              no profiler
@@ -41,7 +41,9 @@
 # with the binaries copied there is readable by nobody.  About 2.8 minutes
 # a repetition on 2 CPUs (-n 3: 8.5 minutes).
 #
-# The options, die, say, med, the temporary directory and the commit are
+# --append adds the report to docs/BENCHMARKS.md as its newest entry, as
+# scripts/bench.sh --append does (see scripts/bench.sh --help).  The
+# options, die, say, med, the temporary directory and the commit are
 # scripts/bench/lib.sh's, scripts/bench.sh's library.
 set -eu
 # shellcheck source=scripts/bench/lib.sh
@@ -331,3 +333,4 @@ echo "Time taken: $taken s."
 
 trigger_report >"$tmp/report.md"
 cat "$tmp/report.md"
+if [ -n "$append" ]; then bench_append "$tmp/report.md"; fi

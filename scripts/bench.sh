@@ -5,7 +5,7 @@
 # programs.  Prints one Markdown report (to paste into README.md) on
 # standard output, progress on standard error.
 #
-#     scripts/bench.sh [-n N] [-p|--parts LIST] [-b|--base REV|BINARY] [-t|--trigger MODE]
+#     scripts/bench.sh [-n N] [-p|--parts LIST] [-b|--base REV|BINARY] [-t|--trigger MODE] [-a|--append]
 #
 # --parts runs only the parts in LIST, numbers or names separated by
 # commas: 1 (or slowdown; 2's ctprof figures and 3 are those runs, so 3
@@ -40,6 +40,14 @@
 # (auto, perf or timer): `scripts/bench.sh -n 3 --parts 7 --trigger perf`
 # measures the kernel-timed trigger's accuracy where the default, as root,
 # is the timer's.
+#
+# --append adds the report to docs/BENCHMARKS.md as its newest entry (the
+# entries are newest first), under a heading such as the others have:
+# "## 2026-12-06 02:15: scripts/bench.sh -n 3 --parts 7 -a (0a0cc45)", the
+# date (UTC) of the report, the command, and the commit (git rev-parse
+# --short HEAD, "+changes" after it if the tracked files differ from it).
+# The report still goes to standard output.  Each part's script and
+# scripts/bench-trigger.sh take --append too.
 #
 # Each figure is the median of N repetitions (default 5).  Within a
 # repetition every variant runs once, one after the other (the order

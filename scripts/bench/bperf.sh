@@ -3,7 +3,7 @@
 # perf.  Prints section 4 of the Markdown report on standard output,
 # progress on standard error; scripts/bench.sh runs it with the other parts.
 #
-#     scripts/bench/bperf.sh [-n N] [-t|--trigger MODE]
+#     scripts/bench/bperf.sh [-n N] [-t|--trigger MODE] [-a|--append]
 #
 # The same as scripts/bench.sh --parts 4; about 4 seconds a repetition.
 # Needs build/tests/bperf (meson builds it).  The options are

@@ -5,7 +5,7 @@
 # output, progress on standard error; scripts/bench.sh runs it with the
 # other parts.
 #
-#     scripts/bench/floor.sh [-n N]
+#     scripts/bench/floor.sh [-n N] [-a|--append]
 #
 # The same as scripts/bench.sh --parts 2: ctprof's rows are n/a then
 # (scripts/bench.sh --parts 1,2 runs both, in the same repetitions, which

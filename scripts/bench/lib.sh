@@ -13,17 +13,19 @@
 # copies ctprof and builds --base into a temporary directory, runs each
 # repetition's parts in the order 1, 2, 4, 5, 6, 7 (so that, run together,
 # they run in the same repetition, as the ratios between them need), then
-# prints the report on standard output.  Progress goes to standard error.
+# prints the report on standard output and, with --append, adds it to
+# docs/BENCHMARKS.md.  Progress goes to standard error.
 
 # -------------------------------------------------------------- options --
 bench_name=scripts/bench.sh     # the script run, from the top of the tree
 bench_say=bench                 # say's prefix
-bench_opts=                     # the options it takes besides -n, -h
+bench_opts=                     # the options it takes besides -n, -a, -h
 cmdline=
 reps=5
 parts=all
 base=
 trig_mode=
+append=
 startdir=$PWD
 declare -A wanted               # want N: part N is to run.
 want() { [ -n "${wanted[$1]:-}" ]; }
@@ -36,7 +38,7 @@ usage() {
 	case $bench_opts in *" parts "*) u="$u [-p|--parts LIST]" ;; esac
 	case $bench_opts in *" base "*) u="$u [-b|--base REV|BINARY]" ;; esac
 	case $bench_opts in *" trigger "*) u="$u [-t|--trigger MODE]" ;; esac
-	u="$u    (N repetitions, default $bench_reps"
+	u="$u [-a|--append]    (N repetitions, default $bench_reps"
 	case $bench_opts in *" parts "*) u="$u; LIST: 1,2,4,5,6,7 or names" ;; esac
 	echo "$u; see --help)" >&2
 	exit 2
@@ -47,7 +49,7 @@ usage() {
 bench_help() { awk 'NR == 1 { next } !/^#/ { exit } { sub(/^# ?/, ""); print }' "$0"; }
 
 # bench_args NAME OPTIONS ARG...: the command line of NAME (the script's
-# path from the top of the source tree), which takes -n, -h and the
+# path from the top of the source tree), which takes -n, -a, -h and the
 # OPTIONS among "parts base trigger"; reps is its default count.  Goes to
 # the top of the source tree.
 bench_args() {
@@ -72,6 +74,7 @@ bench_args() {
 		--base=*) base=${1#--base=}; shift ;;
 		-t|--trigger) [ $# -ge 2 ] || usage; trig_mode=$2; shift 2 ;;
 		--trigger=*) trig_mode=${1#--trigger=}; shift ;;
+		-a|--append) append=1; shift ;;
 		-h|--help) bench_help; exit 0 ;;
 		*) usage ;;
 		esac
@@ -80,6 +83,14 @@ bench_args() {
 	case $trig_mode in ''|auto|perf|timer) ;; *) usage ;; esac
 	[ "$reps" -ge 1 ] || usage
 	cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
+	# With --append, the commit the run measures, read before it starts.
+	if [ -n "$append" ]; then
+		[ -f docs/BENCHMARKS.md ] || die "--append: docs/BENCHMARKS.md is missing"
+		append_rev=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+		if [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then
+			append_rev=$append_rev+changes
+		fi
+	fi
 }
 
 # bench_parts LIST: the parts in LIST (numbers or names, separated by
@@ -368,6 +379,30 @@ EOF
 	printf 'Time taken: %s; %s s in all.\n' "$(IFS=';'; echo "${took[*]}" | sed 's/;/, /g')" "$total_s"
 }
 
+# bench_append FILE: the report in FILE added to docs/BENCHMARKS.md as its
+# newest entry (the entries are newest first: it goes before the first),
+# under a heading as the others have: "## DATE HH:MM: COMMAND (COMMIT)",
+# the date (UTC) the report's own, the commit append_rev.  The report's
+# "### ..." title is left out: the heading says what it is.
+bench_append() {
+	local report=$1 doc=docs/BENCHMARKS.md when
+	when=$(sed -n 's/^\([0-9]\{4\}-[0-9][0-9]-[0-9][0-9] [0-9][0-9]:[0-9][0-9]\) UTC.*/\1/p' "$report" | head -1)
+	[ -n "$when" ] || when=$(date -u '+%Y-%m-%d %H:%M')
+	{
+		printf '## %s: %s (%s)\n\n' "$when" "$cmdline" "$append_rev"
+		awk 'NR == 1 && /^### / { title = 1; next }
+			title && /^$/ { title = 0; next }
+			{ title = 0; print }' "$report"
+		echo
+	} >"$tmp/entry.md"
+	awk -v entry="$tmp/entry.md" '
+		!done && /^## / { while ((getline l <entry) > 0) print l; done = 1 }
+		{ print }
+		END { if (!done) { print ""; while ((getline l <entry) > 0) print l } }' "$doc" >"$tmp/doc.md"
+	cat "$tmp/doc.md" >"$doc"
+	say "appended to $doc under: ## $when: $cmdline ($append_rev)"
+}
+
 # ------------------------------------------------------------------ run --
 declare -A part_us=([1]=0 [2]=0 [4]=0 [5]=0 [6]=0 [7]=0)
 
@@ -397,4 +432,5 @@ bench_main() {
 	total_s=$(( ($(now_us) - bench_start + 500000) / 1000000 ))
 	bench_report >"$tmp/report.md"
 	cat "$tmp/report.md"
+	if [ -n "$append" ]; then bench_append "$tmp/report.md"; fi
 }

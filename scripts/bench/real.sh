@@ -3,7 +3,7 @@
 # section of the Markdown report on standard output, progress on standard
 # error; scripts/bench.sh runs it with the other parts.
 #
-#     scripts/bench/real.sh [-n N] [-t|--trigger MODE]
+#     scripts/bench/real.sh [-n N] [-t|--trigger MODE] [-a|--append]
 #
 # `scripts/bench/real.sh -n 3` (what scripts/bench.sh -n 3 --parts 7 runs)
 # takes about 7 minutes on 2 CPUs.  The options are scripts/bench.sh's

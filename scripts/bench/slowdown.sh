@@ -5,7 +5,7 @@
 # sections 1, 2 and 3 of the Markdown report on standard output, progress
 # on standard error; scripts/bench.sh runs it with the other parts.
 #
-#     scripts/bench/slowdown.sh [-n N] [-b|--base REV|BINARY] [-t|--trigger MODE]
+#     scripts/bench/slowdown.sh [-n N] [-b|--base REV|BINARY] [-t|--trigger MODE] [-a|--append]
 #
 # The same as scripts/bench.sh --parts 1 (part 2's floor rows are n/a
 # then: scripts/bench.sh --parts 1,2 has both, in the same repetitions).

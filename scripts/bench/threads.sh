@@ -3,7 +3,7 @@
 # Prints section 5 of the Markdown report on standard output, progress on
 # standard error; scripts/bench.sh runs it with the other parts.
 #
-#     scripts/bench/threads.sh [-n N] [-b|--base REV|BINARY] [-t|--trigger MODE]
+#     scripts/bench/threads.sh [-n N] [-b|--base REV|BINARY] [-t|--trigger MODE] [-a|--append]
 #
 # The same as scripts/bench.sh --parts 5; about 10 seconds a repetition
 # (13 with --base).  The options are scripts/bench.sh's (scripts/bench.sh

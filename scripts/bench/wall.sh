@@ -3,7 +3,7 @@
 # Prints section 6 of the Markdown report on standard output, progress on
 # standard error; scripts/bench.sh runs it with the other parts.
 #
-#     scripts/bench/wall.sh [-n N] [-t|--trigger MODE]
+#     scripts/bench/wall.sh [-n N] [-t|--trigger MODE] [-a|--append]
 #
 # The same as scripts/bench.sh --parts 6; about 15 seconds a repetition.
 # Needs build/tests/idlers and cpuburst (meson builds them).  The options
