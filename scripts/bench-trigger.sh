@@ -4,7 +4,7 @@
 # unprivileged user, beside perf record --call-graph dwarf, in one run.
 # Prints a Markdown report on standard output, progress on standard error.
 #
-#     scripts/bench-trigger.sh [-n N]
+#     scripts/bench-trigger.sh [-n N] [-a|--append]
 #
 # Variants, each at -F 999 (and at 99 for the slowdown):
 #   bare              no profiler
@@ -40,25 +40,18 @@
 # bench programs are compiled with gcc into a temporary directory, which
 # with the binaries copied there is readable by nobody.  About 2.8 minutes
 # a repetition on 2 CPUs (-n 3: 8.5 minutes).
+#
+# --append adds the report to docs/BENCHMARKS.md as its newest entry, as
+# scripts/bench.sh --append does (see scripts/bench.sh --help).  The
+# options, die, say, med, the temporary directory and the commit are
+# scripts/bench/lib.sh's, scripts/bench.sh's library.
 set -eu
-cd "$(dirname "$0")/.."
+# shellcheck source=scripts/bench/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/bench/lib.sh"
 
-cmdline="scripts/bench-trigger.sh${*:+ $*}"
 reps=3
-usage() { echo "usage: scripts/bench-trigger.sh [-n N]    (N repetitions, default 3)" >&2; exit 2; }
-while [ $# -gt 0 ]; do
-	case $1 in
-	-n) [ $# -ge 2 ] || usage; reps=$2; shift 2 ;;
-	-n*) reps=${1#-n}; shift ;;
-	-h|--help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-	*) usage ;;
-	esac
-done
-case $reps in ''|*[!0-9]*) usage ;; esac
-[ "$reps" -ge 1 ] || usage
-
-die() { echo "scripts/bench-trigger.sh: $*" >&2; exit 1; }
-say() { echo "bench-trigger: $*" >&2; }
+bench_say=bench-trigger
+bench_args scripts/bench-trigger.sh "" "$@"
 [ "$(id -u)" = 0 ] || die "run as root: it runs ctprof as root and as nobody"
 for c in gcc perf setpriv timeout; do
 	command -v $c >/dev/null || die "$c is not installed"
@@ -66,12 +59,8 @@ done
 [ -x build/src/ctprof ] && [ -x build/tests/selftime ] ||
 	die "build/src/ctprof or build/tests/selftime is missing: meson setup build && ninja -C build"
 
-rev=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-git diff --quiet HEAD -- src 2>/dev/null || rev="$rev + uncommitted changes in src/"
-tmp=$(mktemp -d /tmp/ctprof-bench-trigger.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+rev=$(src_rev)
+bench_tmp /tmp/ctprof-bench-trigger.XXXXXX
 # Readable by nobody: the binaries, and $run, where every run starts and
 # ctprof writes its report, owned by nobody.
 chmod 755 "$tmp"
@@ -106,14 +95,10 @@ if ! (cd "$run" && "${nobody[@]}" sh -c 'test -x "$1" && test -x "$2" && test -w
 fi
 
 # ------------------------------------------------------------- helpers --
-# put KEY VALUE: one more measurement of KEY.  med KEY [FORMAT]: the
-# median of KEY's measurements, or n/a.
+# put KEY VALUE: one more measurement of KEY, unless VALUE is empty (a
+# run that printed none; lib.sh's put keeps that as a line of its own).
+# med KEY [FORMAT] (lib.sh's): the median of KEY's measurements, or n/a.
 put() { [ -z "$2" ] || echo "$2" >>"$res/$1"; }
-med() {
-	[ -s "$res/$1" ] || { echo n/a; return; }
-	sort -g "$res/$1" | awk -v fmt="${2:-%.1f}" '{ v[NR] = $1 }
-		END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf fmt "\n", m }'
-}
 calc() { awk "BEGIN { $1 }" </dev/null; }
 
 # rotate LIST...: LIST rotated by the repetition number r.
@@ -295,6 +280,8 @@ acc_row() {
 	echo
 }
 
+# trigger_report: the report.
+trigger_report() {
 cat <<EOF
 ### Triggers: cost and accuracy
 
@@ -342,3 +329,8 @@ done
 for f in ${failures[@]+"${failures[@]}"}; do printf -- '- failed run (left out): %s\n' "$f"; done
 echo
 echo "Time taken: $taken s."
+}
+
+trigger_report >"$tmp/report.md"
+cat "$tmp/report.md"
+if [ -n "$append" ]; then bench_append "$tmp/report.md"; fi
