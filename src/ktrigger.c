@@ -113,9 +113,9 @@ int ktrigger_probe_kernel(pid_t tid)
 /* T may not have a ring: counted once a thread. */
 static int refused(struct ktrigger *k, struct thread *t)
 {
-	if (!t->kr_refused)
+	if (!t->kt.kr_refused)
 		k->rings_refused++;
-	t->kr_refused = true;
+	t->kt.kr_refused = true;
 	return -1;
 }
 
@@ -128,7 +128,7 @@ static int open_ring(struct ktrigger *k, struct thread *t, bool user)
 	void *map;
 	int fd;
 
-	if (t->kr_fd >= 0)
+	if (t->kt.kr_fd >= 0)
 		return 0;
 	if (k->rings >= KTRIGGER_RINGS_MAX)
 		return refused(k, t);
@@ -142,28 +142,28 @@ static int open_ring(struct ktrigger *k, struct thread *t, bool user)
 		close(fd);
 		return refused(k, t);
 	}
-	t->kr_fd = fd;
-	t->kr_full = false;
-	t->kr_first_ns = first;
-	t->kr_short_end = 0;
-	t->kr_thin = (uint64_t)random() % k->period_ns;
-	t->kr_map = map;
-	t->kr_len = len;
-	t->kr_used = k->kernel;
+	t->kt.kr_fd = fd;
+	t->kt.kr_full = false;
+	t->kt.kr_first_ns = first;
+	t->kt.kr_short_end = 0;
+	t->kt.kr_thin = (uint64_t)random() % k->period_ns;
+	t->kt.kr_map = map;
+	t->kt.kr_len = len;
+	t->kt.kr_used = k->kernel;
 	k->rings++;
 	return 0;
 }
 
 static void close_ring(struct ktrigger *k, struct thread *t)
 {
-	if (t->kr_fd < 0)
+	if (t->kt.kr_fd < 0)
 		return;
-	munmap(t->kr_map, t->kr_len);
-	close(t->kr_fd);
-	if (t->ev_fd == t->kr_fd)
-		t->ev_fd = -1;
-	t->kr_fd = -1;
-	t->kr_map = NULL;
+	munmap(t->kt.kr_map, t->kt.kr_len);
+	close(t->kt.kr_fd);
+	if (t->kt.ev_fd == t->kt.kr_fd)
+		t->kt.ev_fd = -1;
+	t->kt.kr_fd = -1;
+	t->kt.kr_map = NULL;
 	if (k && k->rings)
 		k->rings--;
 }
@@ -182,9 +182,9 @@ static void ring_copy(const unsigned char *data, uint64_t size, uint64_t off, vo
  * [kernel] row's. */
 static void user_unstacked(struct thread *t, uint64_t n, uint64_t ns)
 {
-	if (t->ev_fd == t->kr_fd) {
-		t->ev_samples += n;
-		t->ev_user_ns += ns;
+	if (t->kt.ev_fd == t->kt.kr_fd) {
+		t->kt.ev_samples += n;
+		t->kt.ev_user_ns += ns;
 	}
 }
 
@@ -210,10 +210,10 @@ unsigned ktrigger_drain(struct ktrigger *k, struct thread *t, ktrigger_sample_fn
 	uint64_t head, tail, size, at;
 	unsigned n = 0;
 
-	if (t->kr_fd < 0)
+	if (t->kt.kr_fd < 0)
 		return 0;
-	mp = (struct perf_event_mmap_page *)t->kr_map;
-	data = t->kr_map + mp->data_offset;
+	mp = (struct perf_event_mmap_page *)t->kt.kr_map;
+	data = t->kt.kr_map + mp->data_offset;
 	size = mp->data_size;
 	head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
 	tail = mp->data_tail;
@@ -268,19 +268,19 @@ unsigned ktrigger_drain(struct ktrigger *k, struct thread *t, ktrigger_sample_fn
 			 * period, as --weight=samples and top's samples a second
 			 * count them (a first period of 0.3 ms at 99 Hz gave 30
 			 * samples in the 10 ms before the ring was read). */
-			if (!t->kr_full) {
-				ktrigger_full_period(k, t->kr_fd);
-				t->kr_full = true;
-				t->kr_short_end = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
-			} else if (at < t->kr_short_end) {
-				t->kr_thin += t->kr_first_ns;
-				if (t->kr_thin < k->period_ns) {
+			if (!t->kt.kr_full) {
+				ktrigger_full_period(k, t->kt.kr_fd);
+				t->kt.kr_full = true;
+				t->kt.kr_short_end = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
+			} else if (at < t->kt.kr_short_end) {
+				t->kt.kr_thin += t->kt.kr_first_ns;
+				if (t->kt.kr_thin < k->period_ns) {
 					if (!s.kernel)
-						user_unstacked(t, 1, t->kr_first_ns);
+						user_unstacked(t, 1, t->kt.kr_first_ns);
 					continue;
 				}
-				t->kr_thin -= k->period_ns;
-				ran = t->kr_first_ns;
+				t->kt.kr_thin -= k->period_ns;
+				ran = t->kt.kr_first_ns;
 			}
 
 			/* The call chain, kernel then user, each after its
@@ -300,7 +300,7 @@ unsigned ktrigger_drain(struct ktrigger *k, struct thread *t, ktrigger_sample_fn
 					ctx = ip;
 				else if (ctx == (uint64_t)PERF_CONTEXT_USER && s.nchain < KTRIGGER_USER_CHAIN)
 					user_chain[s.nchain++] = ip;
-				else if (ctx == (uint64_t)PERF_CONTEXT_KERNEL && t->ev_fd != t->kr_fd)
+				else if (ctx == (uint64_t)PERF_CONTEXT_KERNEL && t->kt.ev_fd != t->kt.kr_fd)
 					for (unsigned q = 0; q < k->nstop_code; q++)
 						in_signal |= ip >= k->stop_code[q][0] && ip < k->stop_code[q][1];
 			}
@@ -381,10 +381,10 @@ int ktrigger_find_stop_code(struct ktrigger *k)
 
 void ktrigger_disable(const struct thread *t)
 {
-	if (t->ev_fd >= 0)
-		ioctl(t->ev_fd, PERF_EVENT_IOC_DISABLE, 0);
-	if (t->kr_fd >= 0 && t->kr_fd != t->ev_fd)
-		ioctl(t->kr_fd, PERF_EVENT_IOC_DISABLE, 0);
+	if (t->kt.ev_fd >= 0)
+		ioctl(t->kt.ev_fd, PERF_EVENT_IOC_DISABLE, 0);
+	if (t->kt.kr_fd >= 0 && t->kt.kr_fd != t->kt.ev_fd)
+		ioctl(t->kt.kr_fd, PERF_EVENT_IOC_DISABLE, 0);
 }
 
 void ktrigger_full_period(struct ktrigger *k, int fd)
@@ -436,10 +436,10 @@ static int route(struct thread *t, uint64_t blk)
 
 	for (int i = 0; i < (int)ARRAY_SIZE(sigs); i++)
 		if (!(blk & (1ULL << sigs[i]))) {
-			if (t->ev_fd >= 0 && fcntl(t->ev_fd, F_SETSIG, sigs[i]) < 0)
+			if (t->kt.ev_fd >= 0 && fcntl(t->kt.ev_fd, F_SETSIG, sigs[i]) < 0)
 				return -1;
-			t->ev_sig = sigs[i];
-			t->ev_sigs |= 1U << sigs[i];
+			t->kt.ev_sig = sigs[i];
+			t->kt.ev_sigs |= 1U << sigs[i];
 			return i;
 		}
 	return -1;
@@ -451,16 +451,16 @@ int ktrigger_open(struct ktrigger *k, struct thread *t, bool check_mask)
 	uint64_t pnd = 0, blk = 0;
 	int fd, i;
 
-	if (t->ev_fd >= 0)
+	if (t->kt.ev_fd >= 0)
 		return 0;
 	/* A ring's samples need no signal, and no stop. */
 	if (k->user_rings && open_ring(k, t, true) == 0) {
-		t->ev_fd = t->kr_fd;
-		t->ev_num = -1;
-		t->ev_sig = 0;
-		t->ev_timed = true;
-		t->ev_full = true;
-		t->ev_look_count = t->ev_sampled_count = t->ev_lag = 0;
+		t->kt.ev_fd = t->kt.kr_fd;
+		t->kt.ev_num = -1;
+		t->kt.ev_sig = 0;
+		t->kt.ev_timed = true;
+		t->kt.ev_full = true;
+		t->kt.ev_look_count = t->kt.ev_sampled_count = t->kt.ev_lag = 0;
 		k->opened++;
 		k->by_ring++;
 		return 0;
@@ -482,7 +482,7 @@ int ktrigger_open(struct ktrigger *k, struct thread *t, bool check_mask)
 		k->failed++;
 		return -err;
 	}
-	if (fcntl(fd, F_SETOWN_EX, &own) < 0 || fcntl(fd, F_SETSIG, t->ev_sig) < 0 ||
+	if (fcntl(fd, F_SETOWN_EX, &own) < 0 || fcntl(fd, F_SETSIG, t->kt.ev_sig) < 0 ||
 	    fcntl(fd, F_SETFL, O_ASYNC) < 0) {
 		int err = errno;
 
@@ -490,11 +490,11 @@ int ktrigger_open(struct ktrigger *k, struct thread *t, bool check_mask)
 		k->failed++;
 		return -err;
 	}
-	t->ev_fd = t->ev_num = fd;
-	t->ev_timed = true;
-	t->ev_full = false;
-	t->ev_look_count = t->ev_sampled_count = t->ev_lag = 0;
-	i = t->ev_sig == SIGWINCH ? 0 : 1;
+	t->kt.ev_fd = t->kt.ev_num = fd;
+	t->kt.ev_timed = true;
+	t->kt.ev_full = false;
+	t->kt.ev_look_count = t->kt.ev_sampled_count = t->kt.ev_lag = 0;
+	i = t->kt.ev_sig == SIGWINCH ? 0 : 1;
 	k->opened++;
 	k->by_signal[i]++;
 	if (k->kernel) {
@@ -511,20 +511,20 @@ int ktrigger_open(struct ktrigger *k, struct thread *t, bool check_mask)
 
 void ktrigger_close(struct ktrigger *k, struct thread *t)
 {
-	if (k && t->kr_fd >= 0)
+	if (k && t->kt.kr_fd >= 0)
 		ktrigger_drain(k, t, discard, k, 0);
 	close_ring(k, t);
-	if (t->ev_fd < 0)
+	if (t->kt.ev_fd < 0)
 		return;
-	close(t->ev_fd);
-	t->ev_fd = -1;
+	close(t->kt.ev_fd);
+	t->kt.ev_fd = -1;
 }
 
 int ktrigger_check(struct ktrigger *k, struct thread *t)
 {
 	uint64_t pnd, blk;
 
-	if (t->ev_fd < 0 || !t->ev_sig || masks(t, &pnd, &blk) < 0 || !(blk & (1ULL << t->ev_sig)))
+	if (t->kt.ev_fd < 0 || !t->kt.ev_sig || masks(t, &pnd, &blk) < 0 || !(blk & (1ULL << t->kt.ev_sig)))
 		return 0;
 	if (route(t, blk) >= 0)
 		return 0;
@@ -537,30 +537,30 @@ uint64_t ktrigger_count(const struct thread *t)
 {
 	uint64_t v;
 
-	return t->ev_fd >= 0 && read(t->ev_fd, &v, sizeof(v)) == (ssize_t)sizeof(v) ? v : 0;
+	return t->kt.ev_fd >= 0 && read(t->kt.ev_fd, &v, sizeof(v)) == (ssize_t)sizeof(v) ? v : 0;
 }
 
 bool ktrigger_stuck(const struct thread *t)
 {
 	uint64_t pnd, blk;
 
-	return t->ev_sigs && masks(t, &pnd, &blk) == 0 && (pnd & blk & t->ev_sigs);
+	return t->kt.ev_sigs && masks(t, &pnd, &blk) == 0 && (pnd & blk & t->kt.ev_sigs);
 }
 
 bool ktrigger_is_ours(const struct thread *t, int sig)
 {
 	siginfo_t si;
 
-	if (sig <= 0 || sig >= 32 || !(t->ev_sigs & (1U << sig)))
+	if (sig <= 0 || sig >= 32 || !(t->kt.ev_sigs & (1U << sig)))
 		return false;
 	if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) < 0)
 		return false;
-	return si.si_code >= POLL_IN && si.si_code <= POLL_HUP && si.si_fd == t->ev_num;
+	return si.si_code >= POLL_IN && si.si_code <= POLL_HUP && si.si_fd == t->kt.ev_num;
 }
 
 bool ktrigger_pending(const struct thread *t)
 {
 	uint64_t pnd, blk;
 
-	return t->ev_sigs && masks(t, &pnd, &blk) == 0 && (pnd & t->ev_sigs);
+	return t->kt.ev_sigs && masks(t, &pnd, &blk) == 0 && (pnd & t->kt.ev_sigs);
 }

@@ -25,6 +25,45 @@
 
 struct thread;
 
+/* A thread's part of the kernel-timed trigger: its event and ring, opened
+ * as the thread appears and closed at its exit or exec (session.c), and
+ * what the sampler learns of its signals. */
+struct ktrigger_thread {
+	int ev_fd;              /* its event, -1: none (timer path) */
+	int ev_num;             /* ... the event's descriptor number, kept
+	                         * after it is closed to know its signals */
+	int ev_sig;             /* ... the signal it sends, 0: never had one */
+	bool ev_timed;          /* its CPU time is its event's samples' and
+	                         * its [kernel] row's, not the timer's */
+	int kr_fd;              /* its kernel-mode ring's event, -1: none */
+	unsigned char *kr_map;  /* ... the ring, kr_len bytes mapped */
+	size_t kr_len;
+	bool kr_used;           /* ... it had one: its kernel time is sampled */
+	bool kr_refused;        /* ... it was refused one */
+	bool ev_full, kr_full;  /* its event's and ring's period is whole */
+	uint64_t kr_first_ns;   /* its ring's first period */
+	uint64_t kr_short_end;  /* ... the ring's records before this offset
+	                         * came at that period (kr_full set since) */
+	uint64_t kr_thin;       /* ... of which one is kept a whole period of
+	                         * their time (ktrigger_drain()) */
+	unsigned ev_sigs;       /* ... every signal its event was routed to,
+	                         * as bits 1 << sig */
+	uint64_t ev_check_ns;   /* ... when to see if it blocks the signal
+	                         * (born with all blocked), 0: done */
+	uint64_t ev_look_ns;    /* ... when it was last seen to take it */
+	uint64_t ev_look_count; /* ... its event's count then */
+	uint64_t ev_look_samples; /* ... and its samples */
+	uint64_t ev_sampled_count; /* ... its count when last seen sampled */
+	uint64_t ev_lag;        /* ... its CPU time since then, once it is
+	                         * seen to block the signal: the timer's */
+	uint64_t ev_run0;       /* ... its CPU time as its event started */
+	uint64_t ev_samples;    /* ... the samples it gave since */
+	uint64_t ev_user_ns;    /* ... the CPU time in user mode they stand
+	                         * for (lost ones too): not the [kernel] row's */
+	uint64_t ev_retry_ns;   /* ... blocked them all: when to look again */
+	uint64_t ev_backoff_ns; /* ... and the wait after that */
+};
+
 #define KTRIGGER_STOP_CODE 4
 
 struct ktrigger {

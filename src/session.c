@@ -98,36 +98,18 @@ static struct thread *thread_add(struct session *s, struct process *p, pid_t tid
 	t->tid = tid;
 	t->proc = p;
 	t->stat_fd = proc_open_task_stat(p->pid, tid);
-	t->schedstat_fd = -1;
-	t->sched_fd = -1;
-	t->syscall_fd = -1;
-	t->site = -1;
-	t->last_cpu = -1;
-	t->ev_fd = t->ev_num = t->kr_fd = -1;
+	t->kt.ev_fd = t->kt.ev_num = t->kt.kr_fd = -1;
 	p->nthreads++;
 	s->threads_seen++;
+	if (s->on_thread)
+		s->on_thread(s->sample_arg, t, THREAD_NEW);
 	/* Before it runs, where a clone reports it: none of its CPU time
 	 * goes untimed.  Its mask is the one glibc gives a thread until it
 	 * starts (all blocked): the sampler looks at it again a moment
 	 * later (ktrigger_check()). */
 	if (s->ktrig && ktrigger_open(s->ktrig, t, false) == 0)
-		t->ev_check_ns = now_ns();
+		t->kt.ev_check_ns = now_ns();
 	return t;
-}
-
-/* The stacks of the calls T waited in (--wall): none known.  Ticks kept
- * for one (sampler/wall.c, still_waiting()) go to its next sample. */
-static void forget_sites(struct thread *t)
-{
-	if (t->sites) {
-		for (int i = 0; i < WAIT_SITES; i++)
-			free(t->sites[i].frames);
-		free(t->sites);
-		t->sites = NULL;
-	}
-	t->site = -1;
-	t->carry += t->uncut;
-	t->uncut = 0;
 }
 
 /* Forget T; pointers to other threads stay valid only until the next add. */
@@ -138,16 +120,11 @@ static void thread_remove(struct session *s, struct thread *t)
 		s->lost++;
 	}
 	ktrigger_close(s->ktrig, t);
+	if (s->on_thread)
+		s->on_thread(s->sample_arg, t, THREAD_GONE);
 	if (t->stat_fd >= 0)
 		close(t->stat_fd);
-	if (t->schedstat_fd >= 0)
-		close(t->schedstat_fd);
-	if (t->sched_fd >= 0)
-		close(t->sched_fd);
-	if (t->syscall_fd >= 0)
-		close(t->syscall_fd);
 	proc_fd_closed();
-	forget_sites(t);
 	t->proc->nthreads--;
 	*t = s->threads[--s->nthreads];
 }
@@ -279,14 +256,8 @@ static void resume_sampled(struct session *s, struct thread *t, int sig, struct 
 
 		s->resume_ns += t1 - t0;
 		finish_sample(c, t, t1);
-		/* Asked for by the capture: its CPU time and time waiting for
-		 * a CPU, read after the resume rather than in the stop.  The
-		 * thread gets a CPU only after a wake-up, so they are still
-		 * those of the stop; if it got one first, its wait since
-		 * the resume is left out, and the sampler's next check of it
-		 * is only stricter. */
-		if (t->resumed_ns)
-			t->resumed_ns = proc_schedstat(t->schedstat_fd, &t->stop_run, &t->stop_wait, &t->stop_slices) == 0 ? t1 : 0;
+		if (s->on_resumed)
+			s->on_resumed(s->sample_arg, t, t1);
 	}
 }
 
@@ -340,24 +311,8 @@ static void handle_exec(struct session *s, struct thread *t)
 		proc_fd_closed();
 		t->stat_fd = proc_open_task_stat(p->pid, p->pid);
 	}
-	/* Its files named the old leader, whose run time it does not have. */
-	if (t && t->sched_fd >= 0) {
-		close(t->sched_fd);
-		t->sched_fd = -1;
-	}
-	if (t && t->syscall_fd >= 0) {
-		close(t->syscall_fd);
-		t->syscall_fd = -1;
-	}
-	if (t && t->schedstat_fd >= 0) {
-		close(t->schedstat_fd);
-		t->schedstat_fd = -1;
-	}
-	if (t) {
-		forget_sites(t);
-		t->run_known = false;
-		t->idle_known = false;
-	}
+	if (t && s->on_thread)
+		s->on_thread(s->sample_arg, t, THREAD_EXEC);
 	/* The exec removed its event (remove_on_exec): the new image gets
 	 * a new one, routed by its mask now. */
 	if (t && s->ktrig) {
@@ -416,7 +371,7 @@ static void unstick_begin(struct session *s, struct thread *t)
 
 	t->unstick = 0;
 	if (ptrace(PTRACE_GETSIGMASK, t->tid, (void *)sizeof(m), &t->saved_mask) == 0) {
-		m = t->saved_mask & ~((uint64_t)t->ev_sigs >> 1);
+		m = t->saved_mask & ~((uint64_t)t->kt.ev_sigs >> 1);
 		if (ptrace(PTRACE_SETSIGMASK, t->tid, (void *)sizeof(m), &m) == 0)
 			t->unstick = 2;
 	}
@@ -485,7 +440,7 @@ static void handle_status(struct session *s, pid_t tid, int status)
 	sig = WSTOPSIG(status);
 	switch (event) {
 	case 0:
-		if (t->unstick == 2 && sig > 0 && sig < 32 && (t->ev_sigs & (1U << sig))) {
+		if (t->unstick == 2 && sig > 0 && sig < 32 && (t->kt.ev_sigs & (1U << sig))) {
 			unstick_taken(s, t, sig);
 			break;
 		}
@@ -495,7 +450,7 @@ static void handle_status(struct session *s, pid_t tid, int status)
 			s->timed_stops++;
 			t->interrupt_ns = now_ns();
 			c = NULL;
-			if (s->on_timed && t->ev_fd >= 0) {
+			if (s->on_timed && t->kt.ev_fd >= 0) {
 				c = s->on_timed(s->sample_arg, t);
 				s->sample_ns += now_ns() - t->interrupt_ns;
 			}
@@ -670,10 +625,6 @@ int session_interrupt(struct session *s, struct thread *t)
 		return -1;
 	t->sample_wanted = true;
 	t->interrupt_ns = now_ns();
-	/* For the sampler's count of the ticks it may run through before
-	 * it stops. */
-	t->ask_run = t->run_mark;
-	t->late_passed = t->late_ticks = 0;
 	s->waiting++;
 	return 0;
 }

@@ -11,6 +11,7 @@
 #define CTPROF_SESSION_H
 
 #include "capture.h"
+#include "ktrigger.h"
 
 #include <signal.h>
 #include <stdbool.h>
@@ -31,24 +32,7 @@ struct process {
 	void *priv;             /* the sampler's per-process state */
 };
 
-/* --wall: a system call a thread was stopped blocked in, with its stack,
- * counted again without a stop while the thread waits there (sampler/wall.c,
- * still_waiting()). */
-#define WAIT_SITES 4
-#define SITE_WORDS 16
-struct wait_site {
-	uint64_t *frames;       /* the stack, the call its leaf; NULL: free */
-	unsigned n;
-	long nr;                /* the call (regs_syscall()) */
-	bool restarted;         /* ... to go on as restart_syscall */
-	bool cuts;              /* ... one that a stop would end short */
-	uint64_t sp, pc;        /* ... and where it was made */
-	unsigned nwords;        /* return addresses found in the stack copy, */
-	uint64_t addr[SITE_WORDS]; /* ... where they were */
-	uint64_t word[SITE_WORDS]; /* ... and what */
-	uint64_t used;          /* the tick it was last counted at */
-	uint64_t taken;         /* ... and its stack taken at */
-};
+struct sampler_thread;
 
 struct thread {
 	pid_t tid;
@@ -64,118 +48,13 @@ struct thread {
 	                         * in a handler */
 	bool seized_running;    /* found running when ctprof attached: it
 	                         * may have been in a handler already */
-	/* The kernel-timed trigger (ktrigger.h). */
-	int ev_fd;              /* its event, -1: none (timer path) */
-	int ev_num;             /* ... the event's descriptor number, kept
-	                         * after it is closed to know its signals */
-	int ev_sig;             /* ... the signal it sends, 0: never had one */
-	bool ev_timed;          /* its CPU time is its event's samples' and
-	                         * its [kernel] row's, not the timer's */
-	int kr_fd;              /* its kernel-mode ring's event, -1: none */
-	unsigned char *kr_map;  /* ... the ring, kr_len bytes mapped */
-	size_t kr_len;
-	bool kr_used;           /* ... it had one: its kernel time is sampled */
-	bool kr_refused;        /* ... it was refused one */
-	bool ev_full, kr_full;  /* its event's and ring's period is whole */
-	uint64_t kr_first_ns;   /* its ring's first period */
-	uint64_t kr_short_end;  /* ... the ring's records before this offset
-	                         * came at that period (kr_full set since) */
-	uint64_t kr_thin;       /* ... of which one is kept a whole period of
-	                         * their time (ktrigger_drain()) */
-	unsigned ev_sigs;       /* ... every signal its event was routed to,
-	                         * as bits 1 << sig */
-	uint64_t ev_check_ns;   /* ... when to see if it blocks the signal
-	                         * (born with all blocked), 0: done */
-	uint64_t ev_look_ns;    /* ... when it was last seen to take it */
-	uint64_t ev_look_count; /* ... its event's count then */
-	uint64_t ev_look_samples; /* ... and its samples */
-	uint64_t ev_sampled_count; /* ... its count when last seen sampled */
-	uint64_t ev_lag;        /* ... its CPU time since then, once it is
-	                         * seen to block the signal: the timer's */
 	int unstick;            /* at the end: taking a signal of its event
 	                         * that it blocked; 1 interrupted, 2 resumed
 	                         * with the signal unblocked */
 	uint64_t saved_mask;    /* ... its own mask meanwhile */
-	uint64_t ev_run0;       /* ... its CPU time as its event started */
-	uint64_t ev_samples;    /* ... the samples it gave since */
-	uint64_t ev_user_ns;    /* ... the CPU time in user mode they stand
-	                         * for (lost ones too): not the [kernel] row's */
-	uint64_t ev_retry_ns;   /* ... blocked them all: when to look again */
-	uint64_t ev_backoff_ns; /* ... and the wait after that */
-
-	/* The sampler's, for wall-clock mode and CPU-time weighting. */
-	int schedstat_fd;       /* /proc/PID/task/TID/schedstat, -1 until needed */
-	int sched_fd;           /* /proc/PID/task/TID/sched, -1 until needed */
-	int syscall_fd;         /* /proc/PID/task/TID/syscall, the same */
-	bool blocked_sample;    /* the sample asked for is of a blocked thread */
-	bool woke_read;         /* --wall: ... that woke up as its wait was read */
-	bool at_take;           /* ... of one seen on its CPU when the CPU was
-	                         * taken at the tick (reading after it) */
-	uint64_t unsettled;     /* samples taken since it was last settled */
-	uint64_t run_mark;      /* its CPU time (schedstat) read for this sample */
-	uint64_t run_ns;        /* its CPU time already in samples' weights */
-	uint64_t sample_run;    /* its CPU time at its last sample */
-	uint64_t run_first;     /* its CPU time when first seen */
-	bool run_known;         /* run_ns and run_first are set */
-	struct wait_site *sites; /* --wall: WAIT_SITES, NULL until the first */
-	int site;               /* ... the one it waits in now, -1: none known */
-	uint64_t uncut;         /* --wall: ticks it was left asleep in a call
-	                         * that a stop would end short, for the
-	                         * stack of that call's exit (sampler/wall.c) */
-	long uncut_nr;          /* ... the call, */
-	uint64_t uncut_sp, uncut_pc; /* ... and where it was made */
-	long peek_nr;           /* --wall: the call whose stack could not be
-	                         * walked without a stop (sampler/wall.c, */
-	uint64_t peek_sp, peek_pc; /* peek_wait()), and where it was made */
-	uint64_t slices_mark;   /* times it got a CPU, read with run_mark */
-	uint64_t wait_mark;     /* time it waited for a CPU, read with run_mark */
-	uint64_t stop_run;      /* its CPU time and time waiting for a CPU */
-	uint64_t stop_wait;     /* ... as its last sample's stop ended, and */
-	uint64_t resumed_ns;    /* ... when: all three 0 if not read */
-	uint64_t stop_slices;   /* ... and the times it got a CPU then */
-	uint64_t seen_run;      /* run_mark and wait_mark as the sampler */
-	uint64_t seen_wait;     /* ... last looked at its waits */
-	uint64_t last_slices;   /* ... unchanged while it waits */
-	bool short_noted;       /* a stop found it at the exit of a write */
-	uint64_t short_ip, short_sp, short_ret; /* ... that came back short: */
-	uint64_t short_slices;  /* ... where, what, and slices_mark then */
-	bool idle_known;        /* on-CPU: seen blocked, with idle_slices */
-	uint64_t idle_slices;   /* ... it has not run while these stay */
-	bool deferred;          /* ... read after the CPUs held at this
-	                         * tick for the others were let go */
-	uint64_t blocked_n;     /* on-CPU: 1 + the last tick it was seen
-	                         * blocked at, 0 if never */
-	uint64_t ran_n;         /* ... seen running, or to have run */
-	uint64_t ask_run;       /* on-CPU: its CPU time (run_mark) when its
-	                         * stop was asked for */
-	uint64_t late_passed;   /* ... ticks passed since, the stop not taken */
-	uint64_t late_ticks;    /* ... of which it ran through (see
-	                         * late_tick() in sampler/cputime.c) */
-	int last_cpu;           /* the CPU it was last seen on */
-	uint64_t cpu_read_n;    /* ... 1 + the tick it was read at, 0 if never */
-	uint64_t moved_n;       /* ... 1 + the last tick it was seen to have
-	                         * moved to another CPU at, 0 if never */
-	/* On-CPU with helpers: whether its stops need its CPU held (see
-	 * "Holding only where it counts" in sampler/hold.c). */
-	bool quiet;             /* seen to enter the kernel seldom: its stops
-	                         * are asked for while it runs */
-	bool asked_held;        /* the stop asked for found it off its CPU */
-	bool probe;             /* ... is a probe: taken while it runs, to see
-	                         * whether it is quiet, and not counted */
-	unsigned held_since;    /* samples with its CPU held since its last probe */
-	bool entered;           /* a stop found it entering the kernel, or its
-	                         * page faults came too often, at least once */
-	unsigned clean;         /* probes in a row that found no kernel entry */
-	unsigned clean_need;    /* ... needed to call it quiet (0: the first) */
-	uint64_t carry;         /* ticks of its stops not counted, for its
-	                         * next sample */
-	unsigned put_off;       /* ticks in a row its stop was put off, its
-	                         * CPU not held, since its last held stop
-	                         * (put_off() in sampler/hold.c) */
-	bool faulting;          /* its page faults come too often */
-	bool flt_known;         /* flt_mark and flt_run are set */
-	uint64_t flt_mark;      /* its page faults (minor and major) ... */
-	uint64_t flt_run;       /* ... and CPU time at the window's start */
+	struct ktrigger_thread kt; /* the kernel-timed trigger's (ktrigger.h) */
+	struct sampler_thread *st; /* the sampler's, NULL outside its run
+	                         * (sampler_init() to sampler_release()) */
 };
 
 /* Called while thread T is stopped for a sample; it captures registers and
@@ -184,6 +63,14 @@ struct thread {
 typedef struct capture *(*sample_fn)(void *arg, struct thread *t);
 /* Called while thread T is stopped at its exit (PTRACE_EVENT_EXIT). */
 typedef void (*exit_fn)(void *arg, struct thread *t);
+/* What became of thread T: it appeared (before it runs), is forgotten
+ * (gone, or the session ends), or took over its process with an exec
+ * (now the leader: what was known of the thread that had its tid, and
+ * of its old image, is stale). */
+enum thread_event { THREAD_NEW, THREAD_GONE, THREAD_EXEC };
+typedef void (*thread_fn)(void *arg, struct thread *t, enum thread_event ev);
+/* Called as thread T's sample stop ended, at NS, T running again. */
+typedef void (*resumed_fn)(void *arg, struct thread *t, uint64_t ns);
 
 struct session {
 	pid_t pid;              /* the target's thread group id */
@@ -213,7 +100,9 @@ struct session {
 	sample_fn on_timed;
 	unsigned long timed_stops;
 	exit_fn on_exit;        /* NULL: nothing to do at a thread's exit */
-	void *sample_arg;
+	thread_fn on_thread;    /* NULL: nothing kept for threads */
+	resumed_fn on_resumed;  /* NULL: nothing to read after a resume */
+	void *sample_arg;       /* what the callbacks above are given */
 	unsigned waiting;       /* threads interrupted whose stop has not come */
 	pid_t tracer;           /* the thread of ctprof that traces them */
 	bool detaching;

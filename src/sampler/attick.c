@@ -20,8 +20,8 @@ void add_pick(struct sampler *sp, struct thread *t, int cpu)
  * tick says little of its state at the tick. */
 bool bursty(const struct sampler *sp, const struct thread *t)
 {
-	return t->blocked_n && sp->tick_n + 1 - t->blocked_n <= RECENT_TICKS &&
-	       t->ran_n && sp->tick_n + 1 - t->ran_n <= RECENT_TICKS;
+	return t->st->blocked_n && sp->tick_n + 1 - t->st->blocked_n <= RECENT_TICKS &&
+	       t->st->ran_n && sp->tick_n + 1 - t->st->ran_n <= RECENT_TICKS;
 }
 
 /* Read T again at the tick (late_picks), if there is room. */
@@ -167,10 +167,10 @@ bool awake_since_resume(const struct thread *t, uint64_t since)
 {
 	uint64_t span;
 
-	if (!t->resumed_ns || t->resumed_ns >= since || t->run_mark < t->stop_run || t->wait_mark < t->stop_wait)
+	if (!t->st->resumed_ns || t->st->resumed_ns >= since || t->st->run_mark < t->st->stop_run || t->st->wait_mark < t->st->stop_wait)
 		return false;
-	span = since - t->resumed_ns;
-	return t->run_mark - t->stop_run + t->wait_mark - t->stop_wait + AWAKE_SLACK_NS + (span >> AWAKE_SLACK_SHIFT) >=
+	span = since - t->st->resumed_ns;
+	return t->st->run_mark - t->st->stop_run + t->st->wait_mark - t->st->stop_wait + AWAKE_SLACK_NS + (span >> AWAKE_SLACK_SHIFT) >=
 	       span;
 }
 
@@ -178,9 +178,9 @@ bool awake_since_resume(const struct thread *t, uint64_t since)
  * clock), into *ES; false if not known. */
 static bool left_cpu_at(struct thread *t, uint64_t *es)
 {
-	if (t->sched_fd < 0)
-		t->sched_fd = proc_open_task_sched(t->proc->pid, t->tid);
-	return proc_exec_start(t->sched_fd, es) == 0;
+	if (t->st->sched_fd < 0)
+		t->st->sched_fd = proc_open_task_sched(t->proc->pid, t->tid);
+	return proc_exec_start(t->st->sched_fd, es) == 0;
 }
 
 /* Did thread T last leave CPU at or after the moment that CPU was taken
@@ -334,9 +334,9 @@ bool ends_short(struct thread *t)
 	uint64_t args[6], wsp, wpc;
 	long nr;
 
-	if (t->syscall_fd < 0)
-		t->syscall_fd = proc_open_task_syscall(t->proc->pid, t->tid);
-	return proc_read_wait_site(t->syscall_fd, &nr, args, &wsp, &wpc) < 0 || syscall_ends_short(nr, args);
+	if (t->st->syscall_fd < 0)
+		t->st->syscall_fd = proc_open_task_syscall(t->proc->pid, t->tid);
+	return proc_read_wait_site(t->st->syscall_fd, &nr, args, &wsp, &wpc) < 0 || syscall_ends_short(nr, args);
 }
 
 bool slept_after_tick(struct sampler *sp, struct thread *t, int cpu)
@@ -399,14 +399,14 @@ void note_wait(struct sampler *sp, struct thread *t)
 {
 	uint64_t run, wait;
 
-	if (t->seen_run && t->last_cpu != sp->here && t->run_mark >= t->seen_run && t->wait_mark >= t->seen_wait) {
-		run = t->run_mark - t->seen_run;
-		wait = t->wait_mark - t->seen_wait;
+	if (t->st->seen_run && t->st->last_cpu != sp->here && t->st->run_mark >= t->st->seen_run && t->st->wait_mark >= t->st->seen_wait) {
+		run = t->st->run_mark - t->st->seen_run;
+		wait = t->st->wait_mark - t->st->seen_wait;
 		if (wait >= CROWD_WAIT_NS && 4 * wait > run)
 			sp->crowd_n = sp->tick_n + 1;
 	}
-	t->seen_run = t->run_mark;
-	t->seen_wait = t->wait_mark;
+	t->st->seen_run = t->st->run_mark;
+	t->st->seen_wait = t->st->wait_mark;
 }
 
 /* ... so a thread asked to stop there may wait a scheduler slice for it

@@ -143,17 +143,17 @@ struct capture *capture_thread(void *arg, struct thread *t)
 	note_short_write(sp, t, &c->regs);
 	/* Not counted, unless the thread had blocked (below): its ticks go
 	 * to its next sample. */
-	if (sp->kicking && !sp->wall && !t->asked_held && (t->quiet || t->probe) &&
+	if (sp->kicking && !sp->wall && !t->st->asked_held && (t->st->quiet || t->st->probe) &&
 	    judge_unheld(sp, t, &c->regs) && !regs_in_syscall(&c->regs)) {
-		t->carry += 1 + t->late_ticks;
-		t->late_ticks = t->late_passed = 0;
+		t->st->carry += 1 + t->st->late_ticks;
+		t->st->late_ticks = t->st->late_passed = 0;
 		return NULL;
 	}
 	/* A held stop in a system call says that a probe would find one:
 	 * probes come after PROBE_EVERY held samples in a row without. */
-	if (t->asked_held && !t->quiet) {
-		t->held_since = regs_syscall(&c->regs) >= 0 ? 0 : t->held_since + 1;
-		t->entered |= !t->held_since;
+	if (t->st->asked_held && !t->st->quiet) {
+		t->st->held_since = regs_syscall(&c->regs) >= 0 ? 0 : t->st->held_since + 1;
+		t->st->entered |= !t->st->held_since;
 	}
 	/* On-CPU: a thread that was running when its state was read, but
 	 * had blocked in a system call by the time its stop came, was not on
@@ -171,42 +171,42 @@ struct capture *capture_thread(void *arg, struct thread *t)
 	 * tests/targets/pollsleep.c (a ppoll() of 900 descriptors, ~100 us
 	 * of CPU before it sleeps), pinned to one CPU at 999 Hz, had 61-238
 	 * stops a run not counted so (three runs), 0-1 with them counted. */
-	if (!sp->wall && regs_in_syscall(&c->regs) && !(t->at_take && t->asked_held)) {
+	if (!sp->wall && regs_in_syscall(&c->regs) && !(t->st->at_take && t->st->asked_held)) {
 		sp->stats.blocked_at_tick++;
-		t->blocked_n = sp->tick_n + 1;
+		t->st->blocked_n = sp->tick_n + 1;
 		return NULL;
 	}
-	c->blocked = t->blocked_sample;
-	c->woke = t->blocked_sample && t->woke_read;
-	c->slices = t->slices_mark;
-	c->held = t->asked_held;
-	c->ticks = 1 + t->late_ticks + t->carry;
-	sp->stats.late_ticks += t->late_ticks;
-	t->late_ticks = t->late_passed = t->carry = 0;
+	c->blocked = t->st->blocked_sample;
+	c->woke = t->st->blocked_sample && t->st->woke_read;
+	c->slices = t->st->slices_mark;
+	c->held = t->st->asked_held;
+	c->ticks = 1 + t->st->late_ticks + t->st->carry;
+	sp->stats.late_ticks += t->st->late_ticks;
+	t->st->late_ticks = t->st->late_passed = t->st->carry = 0;
 	/* --wall: the ticks it was left asleep in a call that a stop
 	 * would end short (still_waiting()) are that call's if this stop
 	 * is at its exit, and its next sample's otherwise. */
 	c->waited = 0;
-	if (t->uncut) {
-		if (!t->blocked_sample && regs_syscall(&c->regs) == t->uncut_nr &&
-		    regs_sp(&c->regs) == t->uncut_sp && regs_pc(&c->regs) == t->uncut_pc)
-			c->waited = t->uncut;
+	if (t->st->uncut) {
+		if (!t->st->blocked_sample && regs_syscall(&c->regs) == t->st->uncut_nr &&
+		    regs_sp(&c->regs) == t->st->uncut_sp && regs_pc(&c->regs) == t->st->uncut_pc)
+			c->waited = t->st->uncut;
 		else
-			c->ticks += t->uncut;
-		t->uncut = 0;
+			c->ticks += t->st->uncut;
+		t->st->uncut = 0;
 	}
 	/* Its CPU time and time waiting for one are read as it is resumed
 	 * (resume_sampled), for the next tick to tell whether it slept
 	 * meanwhile (ran_at_tick), which only a CPU taken at the tick asks:
 	 * not read for a stop asked for while the thread ran, whose next
 	 * one most likely is too. */
-	t->resumed_ns = sp->at_tick && t->asked_held;
+	t->st->resumed_ns = sp->at_tick && t->st->asked_held;
 	/* CPU-time weights are given when the thread is settled. */
 	c->ns = sp->cputime ? 0 : sp->period_ns * c->ticks;
 	c->pending = sp->cputime;
-	t->unsettled += sp->cputime;
+	t->st->unsettled += sp->cputime;
 	run_known(t);
-	t->sample_run = t->run_mark;
+	t->st->sample_run = t->st->run_mark;
 	copy_stacks(sp, tgt, t, c);
 	sp->ncaps++;
 	return c;
@@ -241,11 +241,11 @@ struct capture *capture_timed(void *arg, struct thread *t)
 	if (regs_syscall(&c->regs) >= 0)
 		sp->stats.timed_late++;
 	sp->stats.timed_samples++;
-	t->ev_samples++;
-	t->ev_user_ns += c->ns;
-	if (!t->ev_full) {
-		ktrigger_full_period(&sp->ktrig, t->ev_fd);
-		t->ev_full = true;
+	t->kt.ev_samples++;
+	t->kt.ev_user_ns += c->ns;
+	if (!t->kt.ev_full) {
+		ktrigger_full_period(&sp->ktrig, t->kt.ev_fd);
+		t->kt.ev_full = true;
 	}
 	copy_stacks(sp, tgt, t, c);
 	sp->ncaps++;
@@ -270,8 +270,8 @@ void capture_ring(void *arg, struct thread *t, const struct ktrigger_sample *s)
 	/* A user-mode sample's time is its, not the [kernel] row's, even
 	 * one that cannot be unwound. */
 	if (!kernel) {
-		t->ev_samples++;
-		t->ev_user_ns += s->ran_ns;
+		t->kt.ev_samples++;
+		t->kt.ev_user_ns += s->ran_ns;
 	}
 	if (!tgt || !len)
 		return;

@@ -8,7 +8,7 @@
  * tick, or leave it, where it has not run since its last sample. */
 static void choose_runnable(struct sampler *sp, struct thread *t, int cpu, int sched, uint64_t faults)
 {
-	t->ran_n = sp->tick_n + 1;
+	t->st->ran_n = sp->tick_n + 1;
 	/* Runnable is not running: a thread that has not run
 	 * since its last sample (it waits for a CPU) has no
 	 * CPU time to account for, and its stack is the one
@@ -16,7 +16,7 @@ static void choose_runnable(struct sampler *sp, struct thread *t, int cpu, int s
 	if (sched == 0) {
 		if (sp->kicking)
 			note_faults(sp, t, faults);
-		if (t->run_known && t->run_mark <= t->sample_run) {
+		if (t->st->run_known && t->st->run_mark <= t->st->sample_run) {
 			sp->stats.not_run++;
 			waits_for(sp, cpu);
 			return;
@@ -30,7 +30,7 @@ static void choose_runnable(struct sampler *sp, struct thread *t, int cpu, int s
 			waits_for(sp, cpu);
 			return;
 		}
-		t->at_take = ran > 0;
+		t->st->at_take = ran > 0;
 		note_wait(sp, t);
 		add_pick(sp, t, cpu);
 		return;
@@ -49,13 +49,13 @@ static int choose_unread(struct sampler *sp, struct thread *t, int *sched)
 {
 	/* Timed by its own event (ktrigger.h), or by one closed at the end:
 	 * never the timer's. */
-	if (t->exiting || t->ev_fd >= 0 || t->ev_timed)
+	if (t->exiting || t->kt.ev_fd >= 0 || t->kt.ev_timed)
 		return 1;
 	if (t->listening) {
 		/* In a group stop: taken (and left stopped) only for
 		 * a dump; the interrupt brings it to report again. */
 		if (sp->once && target_of(sp, t->proc, NULL)) {
-			t->blocked_sample = false;
+			t->st->blocked_sample = false;
 			add_pick(sp, t, -1);
 			return 0;
 		}
@@ -70,27 +70,27 @@ static int choose_unread(struct sampler *sp, struct thread *t, int *sched)
 			late_tick(sp, t);
 		return 1;
 	}
-	t->at_take = false;
+	t->st->at_take = false;
 	if (sp->wall) {
 		/* A thread that has not been given a CPU since its
 		 * stack was taken waits where it did: one small read,
 		 * no stop. */
-		if (thread_sched(t) == 0 && wait_now(t) && t->slices_mark == t->last_slices) {
+		if (thread_sched(t) == 0 && wait_now(t) && t->st->slices_mark == t->st->last_slices) {
 			count_again(sp, t);
 			return 1;
 		}
-	} else if (t->idle_known) {
+	} else if (t->st->idle_known) {
 		/* Nor is there anything to sample in a thread that was
 		 * blocked and has not been given a CPU since: a read of
 		 * schedstat is cheaper than one of stat. */
-		if ((*sched = thread_sched(t)) == 0 && t->slices_mark == t->idle_slices) {
+		if ((*sched = thread_sched(t)) == 0 && t->st->slices_mark == t->st->idle_slices) {
 			/* Unless it may wake up by the tick. */
 			if (!sp->at_tick && bursty(sp, t))
-				add_late(sp, t, t->last_cpu, false);
+				add_late(sp, t, t->st->last_cpu, false);
 			return 1;
 		}
-		t->idle_known = false;
-		t->ran_n = sp->tick_n + 1;
+		t->st->idle_known = false;
+		t->st->ran_n = sp->tick_n + 1;
 	}
 	/* Reading after the tick, a thread that has not slept since
 	 * its last sample, on a CPU taken at this tick, ran up to
@@ -112,15 +112,15 @@ static int choose_unread(struct sampler *sp, struct thread *t, int *sched)
 	 * 0.052-0.078 (perf's own runs: 0.029-0.032); as it is now, 6-13
 	 * such ticks, 0.2-0.5% and 0.029-0.052; with this path never
 	 * taken, none, 0.3-0.4% and 0.030-0.041. */
-	if (sp->at_tick && !sp->wall && t->cpu_read_n && sp->tick_n + 1 - t->cpu_read_n < CPU_READ_TICKS &&
-	    (!t->moved_n || sp->tick_n + 1 - t->moved_n > RECENT_TICKS) && !competing(sp, sp->tick_n) &&
-	    taken_at(sp, t->last_cpu) && (*sched == 0 || (*sched = thread_sched(t)) == 0) && t->run_known &&
-	    t->run_mark > t->sample_run && awake_since_resume(t, taken_at(sp, t->last_cpu)) &&
+	if (sp->at_tick && !sp->wall && t->st->cpu_read_n && sp->tick_n + 1 - t->st->cpu_read_n < CPU_READ_TICKS &&
+	    (!t->st->moved_n || sp->tick_n + 1 - t->st->moved_n > RECENT_TICKS) && !competing(sp, sp->tick_n) &&
+	    taken_at(sp, t->st->last_cpu) && (*sched == 0 || (*sched = thread_sched(t)) == 0) && t->st->run_known &&
+	    t->st->run_mark > t->st->sample_run && awake_since_resume(t, taken_at(sp, t->st->last_cpu)) &&
 	    target_of(sp, t->proc, NULL)) {
-		t->ran_n = sp->tick_n + 1;
-		t->blocked_sample = false;
+		t->st->ran_n = sp->tick_n + 1;
+		t->st->blocked_sample = false;
 		note_wait(sp, t);
-		add_pick(sp, t, t->last_cpu);
+		add_pick(sp, t, t->st->last_cpu);
 		return 1;
 	}
 	return -1;
@@ -133,7 +133,6 @@ static int choose_unread(struct sampler *sp, struct thread *t, int *sched)
  * stops must not spin. */
 bool choose_thread(struct sampler *sp, struct thread *t)
 {
-	struct session *s = sp->session;
 	uint64_t faults = 0;
 	int cpu = -1, sched = 1;        /* thread_sched()'s result once read
 	                                 * in this call; 1 until then */
@@ -173,15 +172,15 @@ bool choose_thread(struct sampler *sp, struct thread *t)
 	state = proc_state(t->stat_fd, &cpu, &faults);
 	if (!state)
 		return true;
-	if (t->cpu_read_n && cpu != t->last_cpu)
-		t->moved_n = sp->tick_n + 1;
-	t->last_cpu = cpu;
-	t->cpu_read_n = sp->tick_n + 1;
+	if (t->st->cpu_read_n && cpu != t->st->last_cpu)
+		t->st->moved_n = sp->tick_n + 1;
+	t->st->last_cpu = cpu;
+	t->st->cpu_read_n = sp->tick_n + 1;
 	if (state == 'S' && !sp->wall && slept_after_tick(sp, t, cpu)) {
 		/* It wakes up to stop, maybe on ctprof's CPU. */
-		t->ran_n = sp->tick_n + 1;
-		t->blocked_sample = false;
-		t->at_take = true;
+		t->st->ran_n = sp->tick_n + 1;
+		t->st->blocked_sample = false;
+		t->st->at_take = true;
 		sp->stats.slept++;
 		add_pick(sp, t, cpu);
 		return false;
@@ -190,13 +189,13 @@ bool choose_thread(struct sampler *sp, struct thread *t)
 		/* Blocked: idle until its CPU arrivals, read before
 		 * its state, move on. */
 		if (sched == 0) {
-			t->idle_known = true;
-			t->idle_slices = t->slices_mark;
+			t->st->idle_known = true;
+			t->st->idle_slices = t->st->slices_mark;
 		}
 		/* It ran lately, so it may run again by the tick:
 		 * read again then (see late_picks). */
 		if (state == 'S' || state == 'D') {
-			t->blocked_n = sp->tick_n + 1;
+			t->st->blocked_n = sp->tick_n + 1;
 			if (!sp->at_tick)
 				add_late(sp, t, cpu, false);
 		}
@@ -204,7 +203,7 @@ bool choose_thread(struct sampler *sp, struct thread *t)
 	}
 	if (!target_of(sp, t->proc, NULL))
 		return true;
-	t->blocked_sample = false;
+	t->st->blocked_sample = false;
 	if (state == 'R') {
 		choose_runnable(sp, t, cpu, sched, faults);
 		return true;
@@ -219,11 +218,11 @@ bool choose_thread(struct sampler *sp, struct thread *t)
 		return true;
 	/* Blocked, in --wall mode: it wakes up to stop, maybe on our
 	 * CPU. */
-	t->blocked_sample = true;
+	t->st->blocked_sample = true;
 	if (sp->once)
 		add_pick(sp, t, -1);
 	else
-		session_interrupt(s, t);
+		ask_stop(sp, t);
 	return false;
 }
 
@@ -261,11 +260,11 @@ bool choose(struct sampler *sp, bool idle, size_t *deferred)
 		struct thread *t = &s->threads[i];
 
 		if (idle) {
-			if (!t->deferred)
+			if (!t->st->deferred)
 				continue;
-			t->deferred = false;
-		} else if (defer && t->idle_known && !t->exiting && !t->listening && !t->sample_wanted) {
-			t->deferred = true;
+			t->st->deferred = false;
+		} else if (defer && t->st->idle_known && !t->exiting && !t->listening && !t->sample_wanted) {
+			t->st->deferred = true;
 			++*deferred;
 			continue;
 		}

@@ -8,7 +8,7 @@
  * 2000 ticks, which held at once would be ctprof's heap. */
 void drain_thread(struct sampler *sp, struct thread *t, bool *epoch)
 {
-	while (t->kr_fd >= 0) {
+	while (t->kt.kr_fd >= 0) {
 		unsigned room = sp->ncaps < RING_BATCH ? RING_BATCH - (unsigned)sp->ncaps : 0;
 
 		if (room && ktrigger_drain(&sp->ktrig, t, capture_ring, sp, room) < room)
@@ -63,12 +63,12 @@ bool not_held(struct sampler *sp, const struct capture *c)
 	if (!c->held || sp->wall)
 		return false;
 	t = session_thread(sp->session, c->tid);
-	if (!t || !t->resumed_ns || t->stop_slices != c->slices)
+	if (!t || !t->st->resumed_ns || t->st->stop_slices != c->slices)
 		return false;
-	t->carry += c->ticks;
+	t->st->carry += c->ticks;
 	sp->stats.not_held++;
 	/* Its CPU is read again before its next stop (see choose()). */
-	t->moved_n = sp->tick_n + 1;
+	t->st->moved_n = sp->tick_n + 1;
 	return true;
 }
 
@@ -81,10 +81,10 @@ static void unpeek(struct sampler *sp, const struct capture *c)
 	sp->stats.peeks_failed++;
 	if (!t)
 		return;
-	t->peek_nr = regs_syscall(&c->regs);
-	t->peek_sp = regs_sp(&c->regs);
-	t->peek_pc = regs_pc(&c->regs);
-	keep_uncut(t, t->peek_nr, t->peek_sp, t->peek_pc, c->ticks);
+	t->st->peek_nr = regs_syscall(&c->regs);
+	t->st->peek_sp = regs_sp(&c->regs);
+	t->st->peek_pc = regs_pc(&c->regs);
+	keep_uncut(t, t->st->peek_nr, t->st->peek_sp, t->st->peek_pc, c->ticks);
 }
 
 /* Walk capture C's stack into sp->pcs (*N frames), taking frames the

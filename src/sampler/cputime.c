@@ -7,17 +7,17 @@
  * slices_mark; its schedstat file is opened on first use.  0 or -1. */
 int thread_sched(struct thread *t)
 {
-	if (t->schedstat_fd < 0)
-		t->schedstat_fd = proc_open_task_schedstat(t->proc->pid, t->tid);
-	return proc_schedstat(t->schedstat_fd, &t->run_mark, &t->wait_mark, &t->slices_mark);
+	if (t->st->schedstat_fd < 0)
+		t->st->schedstat_fd = proc_open_task_schedstat(t->proc->pid, t->tid);
+	return proc_schedstat(t->st->schedstat_fd, &t->st->run_mark, &t->st->wait_mark, &t->st->slices_mark);
 }
 
 /* A thread born while profiled: all its CPU time is the profile's. */
 void run_known(struct thread *t)
 {
-	if (!t->run_known) {
-		t->run_ns = t->run_first = t->sample_run = 0;
-		t->run_known = true;
+	if (!t->st->run_known) {
+		t->st->run_ns = t->st->run_first = t->st->sample_run = 0;
+		t->st->run_known = true;
 	}
 }
 
@@ -27,22 +27,22 @@ void run_known(struct thread *t)
  * the time given, 0 if none. */
 uint64_t settle(struct sampler *sp, struct thread *t)
 {
-	uint64_t w, end = t->run_mark;
+	uint64_t w, end = t->st->run_mark;
 
 	run_known(t);
 	/* Timed by its event again (the perf trigger): the timer's samples,
 	 * one that landed late included, stand for its time up to then, the
 	 * event's for the rest. */
-	if (t->ev_timed && t->ev_run0 < end)
-		end = t->ev_run0;
-	if (!t->unsettled || (end <= t->run_ns && !t->ev_timed))
+	if (t->kt.ev_timed && t->kt.ev_run0 < end)
+		end = t->kt.ev_run0;
+	if (!t->st->unsettled || (end <= t->st->run_ns && !t->kt.ev_timed))
 		return 0;
-	w = end > t->run_ns ? end - t->run_ns : 0;
+	w = end > t->st->run_ns ? end - t->st->run_ns : 0;
 	if (!stacks_settle(&sp->stacks, t->proc->pid, t->tid, w))
 		return 0;
-	if (end > t->run_ns)
-		t->run_ns = end;
-	t->unsettled = 0;
+	if (end > t->st->run_ns)
+		t->st->run_ns = end;
+	t->st->unsettled = 0;
 	return w;
 }
 
@@ -55,7 +55,7 @@ void settle_all(struct sampler *sp)
 	for (i = 0; i < s->nthreads; i++) {
 		struct thread *t = &s->threads[i];
 
-		if (t->unsettled && !t->exiting && thread_sched(t) == 0)
+		if (t->st->unsettled && !t->exiting && thread_sched(t) == 0)
 			settle(sp, t);
 	}
 }
@@ -75,7 +75,7 @@ uint64_t settle_exiting(struct sampler *sp, struct thread *t)
 	if (!ncaps)
 		return settle(sp, t);
 	run_known(t);
-	w = t->run_mark > t->run_ns ? t->run_mark - t->run_ns : 0;
+	w = t->st->run_mark > t->st->run_ns ? t->st->run_mark - t->st->run_ns : 0;
 	p = stacks_pending(&sp->stacks, t->proc->pid, t->tid);
 	for (i = 0; i < sp->ncaps; i++) {
 		c = &sp->caps[i];
@@ -86,8 +86,8 @@ uint64_t settle_exiting(struct sampler *sp, struct thread *t)
 		given += c->ns;
 	}
 	stacks_settle(&sp->stacks, t->proc->pid, t->tid, w - given);
-	t->run_ns = t->run_mark;
-	t->unsettled = 0;
+	t->st->run_ns = t->st->run_mark;
+	t->st->unsettled = 0;
 	return w ? w : 1;
 }
 
@@ -118,11 +118,11 @@ void late_tick(struct sampler *sp, struct thread *t)
 {
 	uint64_t n;
 
-	t->late_passed++;
-	if (thread_sched(t) < 0 || t->run_mark <= t->ask_run)
+	t->st->late_passed++;
+	if (thread_sched(t) < 0 || t->st->run_mark <= t->st->ask_run)
 		return;
-	n = (t->run_mark - t->ask_run + sp->period_ns / 2) / sp->period_ns;
-	t->late_ticks = n < t->late_passed ? n : t->late_passed;
+	n = (t->st->run_mark - t->st->ask_run + sp->period_ns / 2) / sp->period_ns;
+	t->st->late_ticks = n < t->st->late_passed ? n : t->st->late_passed;
 }
 
 void sampler_settle(struct sampler *sp)

@@ -75,20 +75,20 @@
 /* Is thread T's CPU to be held for its stop at the next tick? */
 bool wants_hold(const struct thread *t)
 {
-	return !t->quiet &&
-	       (t->held_since < (t->entered ? PROBE_EVERY : PROBE_FIRST) || t->faulting);
+	return !t->st->quiet &&
+	       (t->st->held_since < (t->st->entered ? PROBE_EVERY : PROBE_FIRST) || t->st->faulting);
 }
 
 /* T is not quiet after all. */
 static void not_quiet(struct sampler *sp, struct thread *t)
 {
-	t->quiet = false;
-	t->entered = true;
-	t->clean = 0;
-	t->held_since = 0;
-	if (!t->clean_need)
-		t->clean_need = CLEAN_FIRST;
-	t->clean_need = t->clean_need * 2 < CLEAN_MAX ? t->clean_need * 2 : CLEAN_MAX;
+	t->st->quiet = false;
+	t->st->entered = true;
+	t->st->clean = 0;
+	t->st->held_since = 0;
+	if (!t->st->clean_need)
+		t->st->clean_need = CLEAN_FIRST;
+	t->st->clean_need = t->st->clean_need * 2 < CLEAN_MAX ? t->st->clean_need * 2 : CLEAN_MAX;
 	sp->stats.loud++;
 }
 
@@ -97,38 +97,38 @@ static void not_quiet(struct sampler *sp, struct thread *t)
  * it to be quiet? */
 void note_faults(struct sampler *sp, struct thread *t, uint64_t faults)
 {
-	if (!t->flt_known || faults < t->flt_mark || t->run_mark < t->flt_run) {
-		t->flt_known = true;
-		t->flt_mark = faults;
-		t->flt_run = t->run_mark;
+	if (!t->st->flt_known || faults < t->st->flt_mark || t->st->run_mark < t->st->flt_run) {
+		t->st->flt_known = true;
+		t->st->flt_mark = faults;
+		t->st->flt_run = t->st->run_mark;
 		return;
 	}
-	if (t->run_mark - t->flt_run < FAULT_WINDOW_NS)
+	if (t->st->run_mark - t->st->flt_run < FAULT_WINDOW_NS)
 		return;
-	t->faulting = (faults - t->flt_mark) * FAULT_GAP_NS > t->run_mark - t->flt_run;
-	t->entered |= t->faulting;
-	if (t->faulting && t->quiet)
+	t->st->faulting = (faults - t->st->flt_mark) * FAULT_GAP_NS > t->st->run_mark - t->st->flt_run;
+	t->st->entered |= t->st->faulting;
+	if (t->st->faulting && t->st->quiet)
 		not_quiet(sp, t);
-	t->flt_mark = faults;
-	t->flt_run = t->run_mark;
+	t->st->flt_mark = faults;
+	t->st->flt_run = t->st->run_mark;
 }
 
 /* A stop of T asked for while it ran, as a probe or because T is quiet,
  * has registers R.  Returns true if the sample is not to be counted. */
 bool judge_unheld(struct sampler *sp, struct thread *t, const struct user_regs_struct *r)
 {
-	bool entered = regs_syscall(r) >= 0 || t->faulting;
+	bool entered = regs_syscall(r) >= 0 || t->st->faulting;
 
-	if (t->probe) {
-		t->probe = false;
-		t->held_since = 0;
+	if (t->st->probe) {
+		t->st->probe = false;
+		t->st->held_since = 0;
 		sp->stats.probes++;
 		if (entered) {
-			t->clean = 0;
-			t->entered = true;
-		} else if (++t->clean >= (t->clean_need ? t->clean_need : CLEAN_FIRST)) {
-			t->quiet = true;
-			t->clean = 0;
+			t->st->clean = 0;
+			t->st->entered = true;
+		} else if (++t->st->clean >= (t->st->clean_need ? t->st->clean_need : CLEAN_FIRST)) {
+			t->st->quiet = true;
+			t->st->clean = 0;
 		}
 		return true;
 	}
@@ -151,11 +151,11 @@ bool holding(const struct sampler *sp)
  * judge_unheld()), or one that would have been held. */
 void count_unheld(struct sampler *sp, struct thread *t)
 {
-	t->asked_held = false;
-	t->probe = sp->kicking && !wants_hold(t) && !t->quiet;
-	if (sp->kicking && t->quiet)
+	t->st->asked_held = false;
+	t->st->probe = sp->kicking && !wants_hold(t) && !t->st->quiet;
+	if (sp->kicking && t->st->quiet)
 		sp->stats.quiet++;
-	else if (!t->probe)
+	else if (!t->st->probe)
 		sp->stats.unheld++;
 }
 
@@ -175,10 +175,10 @@ void count_unheld(struct sampler *sp, struct thread *t)
  * so is any thread where no helper can be had at all. */
 bool put_off(struct sampler *sp, struct thread *t)
 {
-	if (sp->wall || sp->kick.disabled || !wants_hold(t) || t->put_off >= PUT_OFF_MAX)
+	if (sp->wall || sp->kick.disabled || !wants_hold(t) || t->st->put_off >= PUT_OFF_MAX)
 		return false;
-	t->put_off++;
-	t->carry++;
+	t->st->put_off++;
+	t->st->carry++;
 	sp->stats.put_off++;
 	return true;
 }
@@ -200,15 +200,15 @@ void plan_holds(struct sampler *sp, uint64_t n)
 		for (i = 0; i < sp->session->nthreads && !shared; i++) {
 			const struct thread *t = &sp->session->threads[i];
 
-			shared = t->last_cpu == sp->here && !t->exiting && t->ran_n && n <= t->ran_n + RECENT_TICKS;
+			shared = t->st->last_cpu == sp->here && !t->exiting && t->st->ran_n && n <= t->st->ran_n + RECENT_TICKS;
 		}
 	if (!k->disabled)
 		for (i = 0; i < sp->session->nthreads; i++) {
 			const struct thread *t = &sp->session->threads[i];
 
-			c = t->last_cpu;
-			if (!(c >= 0 && c < k->ncpus && !sp->want[c] && !t->exiting && t->ran_n &&
-			      n <= t->ran_n + RECENT_TICKS && (shared || wants_hold(t)) &&
+			c = t->st->last_cpu;
+			if (!(c >= 0 && c < k->ncpus && !sp->want[c] && !t->exiting && t->st->ran_n &&
+			      n <= t->st->ran_n + RECENT_TICKS && (shared || wants_hold(t)) &&
 			      target_of(sp, t->proc, NULL)))
 				continue;
 			/* ctprof wakes up on its own CPU (a real-time thread
@@ -251,8 +251,8 @@ void plan_first_holds(struct sampler *sp)
 		/* Seen running at tick 0, as choose_thread() notes it
 		 * (tick_n + 1): plan_holds() holds the CPUs of threads
 		 * seen running in the last RECENT_TICKS. */
-		t->last_cpu = cpu;
-		t->ran_n = 1;
+		t->st->last_cpu = cpu;
+		t->st->ran_n = 1;
 		if (cpu != sp->here)
 			kicker_want(&sp->kick, cpu);
 	}

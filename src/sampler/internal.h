@@ -35,6 +35,102 @@
 #include <time.h>
 #include <unistd.h>
 
+/* --wall: a system call a thread was stopped blocked in, with its stack,
+ * counted again without a stop while the thread waits there (sampler/wall.c,
+ * still_waiting()). */
+#define WAIT_SITES 4
+#define SITE_WORDS 16
+struct wait_site {
+	uint64_t *frames;       /* the stack, the call its leaf; NULL: free */
+	unsigned n;
+	long nr;                /* the call (regs_syscall()) */
+	bool restarted;         /* ... to go on as restart_syscall */
+	bool cuts;              /* ... one that a stop would end short */
+	uint64_t sp, pc;        /* ... and where it was made */
+	unsigned nwords;        /* return addresses found in the stack copy, */
+	uint64_t addr[SITE_WORDS]; /* ... where they were */
+	uint64_t word[SITE_WORDS]; /* ... and what */
+	uint64_t used;          /* the tick it was last counted at */
+	uint64_t taken;         /* ... and its stack taken at */
+};
+
+/* The sampler's state of a thread (struct thread's st), for choosing,
+ * holding, CPU-time weighting and wall-clock mode. */
+struct sampler_thread {
+	int schedstat_fd;       /* /proc/PID/task/TID/schedstat, -1 until needed */
+	int sched_fd;           /* /proc/PID/task/TID/sched, -1 until needed */
+	int syscall_fd;         /* /proc/PID/task/TID/syscall, the same */
+	bool blocked_sample;    /* the sample asked for is of a blocked thread */
+	bool woke_read;         /* --wall: ... that woke up as its wait was read */
+	bool at_take;           /* ... of one seen on its CPU when the CPU was
+	                         * taken at the tick (reading after it) */
+	uint64_t unsettled;     /* samples taken since it was last settled */
+	uint64_t run_mark;      /* its CPU time (schedstat) read for this sample */
+	uint64_t run_ns;        /* its CPU time already in samples' weights */
+	uint64_t sample_run;    /* its CPU time at its last sample */
+	uint64_t run_first;     /* its CPU time when first seen */
+	bool run_known;         /* run_ns and run_first are set */
+	struct wait_site *sites; /* --wall: WAIT_SITES, NULL until the first */
+	int site;               /* ... the one it waits in now, -1: none known */
+	uint64_t uncut;         /* --wall: ticks it was left asleep in a call
+	                         * that a stop would end short, for the
+	                         * stack of that call's exit (sampler/wall.c) */
+	long uncut_nr;          /* ... the call, */
+	uint64_t uncut_sp, uncut_pc; /* ... and where it was made */
+	long peek_nr;           /* --wall: the call whose stack could not be
+	                         * walked without a stop (sampler/wall.c, */
+	uint64_t peek_sp, peek_pc; /* peek_wait()), and where it was made */
+	uint64_t slices_mark;   /* times it got a CPU, read with run_mark */
+	uint64_t wait_mark;     /* time it waited for a CPU, read with run_mark */
+	uint64_t stop_run;      /* its CPU time and time waiting for a CPU */
+	uint64_t stop_wait;     /* ... as its last sample's stop ended, and */
+	uint64_t resumed_ns;    /* ... when: all three 0 if not read */
+	uint64_t stop_slices;   /* ... and the times it got a CPU then */
+	uint64_t seen_run;      /* run_mark and wait_mark as the sampler */
+	uint64_t seen_wait;     /* ... last looked at its waits */
+	uint64_t last_slices;   /* ... unchanged while it waits */
+	bool short_noted;       /* a stop found it at the exit of a write */
+	uint64_t short_ip, short_sp, short_ret; /* ... that came back short: */
+	uint64_t short_slices;  /* ... where, what, and slices_mark then */
+	bool idle_known;        /* on-CPU: seen blocked, with idle_slices */
+	uint64_t idle_slices;   /* ... it has not run while these stay */
+	bool deferred;          /* ... read after the CPUs held at this
+	                         * tick for the others were let go */
+	uint64_t blocked_n;     /* on-CPU: 1 + the last tick it was seen
+	                         * blocked at, 0 if never */
+	uint64_t ran_n;         /* ... seen running, or to have run */
+	uint64_t ask_run;       /* on-CPU: its CPU time (run_mark) when its
+	                         * stop was asked for */
+	uint64_t late_passed;   /* ... ticks passed since, the stop not taken */
+	uint64_t late_ticks;    /* ... of which it ran through (see
+	                         * late_tick() in sampler/cputime.c) */
+	int last_cpu;           /* the CPU it was last seen on */
+	uint64_t cpu_read_n;    /* ... 1 + the tick it was read at, 0 if never */
+	uint64_t moved_n;       /* ... 1 + the last tick it was seen to have
+	                         * moved to another CPU at, 0 if never */
+	/* On-CPU with helpers: whether its stops need its CPU held (see
+	 * "Holding only where it counts" in sampler/hold.c). */
+	bool quiet;             /* seen to enter the kernel seldom: its stops
+	                         * are asked for while it runs */
+	bool asked_held;        /* the stop asked for found it off its CPU */
+	bool probe;             /* ... is a probe: taken while it runs, to see
+	                         * whether it is quiet, and not counted */
+	unsigned held_since;    /* samples with its CPU held since its last probe */
+	bool entered;           /* a stop found it entering the kernel, or its
+	                         * page faults came too often, at least once */
+	unsigned clean;         /* probes in a row that found no kernel entry */
+	unsigned clean_need;    /* ... needed to call it quiet (0: the first) */
+	uint64_t carry;         /* ticks of its stops not counted, for its
+	                         * next sample */
+	unsigned put_off;       /* ticks in a row its stop was put off, its
+	                         * CPU not held, since its last held stop
+	                         * (put_off() in sampler/hold.c) */
+	bool faulting;          /* its page faults come too often */
+	bool flt_known;         /* flt_mark and flt_run are set */
+	uint64_t flt_mark;      /* its page faults (minor and major) ... */
+	uint64_t flt_run;       /* ... and CPU time at the window's start */
+};
+
 /* sp->want[cpu]: its helper was asked to hold it, is holding it, held
  * it and let it go (WANT_GONE: its thread at the take was found); or it
  * is ctprof's own, which ctprof takes by waking there (WANT_SELF). */
@@ -111,8 +207,11 @@ void unwind_captures(struct sampler *sp);
 void next_epoch(struct sampler *sp);
 
 /* threads.c: the sampler's view of processes and threads: their unwinding
- * state, names, kernel rows and exits. */
+ * state, each thread's struct sampler_thread, names, kernel rows and
+ * exits. */
 struct target *target_of(struct sampler *sp, struct process *p, int *err);
+void sampler_on_thread(void *arg, struct thread *t, enum thread_event ev);
+void sampler_on_resumed(void *arg, struct thread *t, uint64_t ns);
 void note_thread(struct sampler *sp, pid_t pid, pid_t tid);
 size_t names_bytes(const struct sampler *sp);
 void name_again(struct sampler *sp, pid_t pid, pid_t tid, bool add);
@@ -130,6 +229,9 @@ bool still_waiting(struct sampler *sp, struct thread *t, bool *left);
 void find_callers(const struct capture *c, const uint64_t *pcs, unsigned n, struct wait_site *w);
 void remember_wait(struct sampler *sp, const struct capture *c, const uint64_t *keys, unsigned n, const struct wait_site *found);
 void forget_wait(struct sampler *sp, pid_t tid);
+/* The stacks of the calls T waited in: none known.  Ticks kept for one
+ * (still_waiting()) go to its next sample. */
+void forget_waits(struct thread *t);
 
 /* attick.c: reading after the tick: whether a thread read late was on its CPU
  * at the moment the tick meant (the run queue's clock, the helpers' takes,
@@ -154,6 +256,9 @@ bool choose(struct sampler *sp, bool idle, size_t *deferred);
 
 /* interrupt.c: asking for the stops: PTRACE_INTERRUPT at the tick, on CPUs
  * the helpers hold (kick.h) or on ctprof's own, and ctprof dump's batches. */
+/* Ask thread T to stop (session_interrupt()), noting its CPU time then:
+ * 0, or -1 if it is gone. */
+int ask_stop(struct sampler *sp, struct thread *t);
 void late_picks(struct sampler *sp, int here, bool slept);
 void ask_stops(struct sampler *sp, uint64_t n, int here, uint64_t here_since, size_t first, bool all);
 void interrupt_picks(struct sampler *sp, uint64_t n, uint64_t t_ns, int here, uint64_t woke_ns);

@@ -6,18 +6,28 @@
 
 static bool every_cpu_found(const struct sampler *sp);
 
+int ask_stop(struct sampler *sp, struct thread *t)
+{
+	if (session_interrupt(sp->session, t) < 0)
+		return -1;
+	/* For the count of the ticks it may run through before it stops. */
+	t->st->ask_run = t->st->run_mark;
+	t->st->late_passed = t->st->late_ticks = 0;
+	return 0;
+}
+
 /* Ask picked thread T to stop.  SINCE_NS, if not 0, is when its CPU was
  * taken from it: its stall starts there. */
 static void interrupt_one(struct sampler *sp, struct thread *t, uint64_t since_ns, bool preempted)
 {
-	if (session_interrupt(sp->session, t) < 0)
+	if (ask_stop(sp, t) < 0)
 		return;
 	if (since_ns && since_ns < t->interrupt_ns)
 		t->interrupt_ns = since_ns;
 	if (preempted) {
-		t->put_off = 0;
-		t->asked_held = true;
-		t->probe = false;
+		t->st->put_off = 0;
+		t->st->asked_held = true;
+		t->st->probe = false;
 		sp->stats.preempted++;
 	} else {
 		count_unheld(sp, t);
@@ -37,12 +47,12 @@ void late_picks(struct sampler *sp, int here, bool slept)
 
 	for (i = 0; i < sp->nlate; i++) {
 		struct thread *t = sp->late[i].t;
-		uint64_t before = t->run_mark;
+		uint64_t before = t->st->run_mark;
 		int cpu = -1;
 		char state = proc_state(t->stat_fd, &cpu, NULL);
 
 		if (state == 'S' || state == 'D')
-			t->blocked_n = sp->tick_n + 1;
+			t->st->blocked_n = sp->tick_n + 1;
 		if (state != 'R' || !target_of(sp, t->proc, NULL))
 			continue;
 		/* Runnable at the tick, but did it run?  One woken up just
@@ -55,13 +65,13 @@ void late_picks(struct sampler *sp, int here, bool slept)
 		 * up for the first read: the thread that ran then was seen
 		 * runnable by it. */
 		if (cpu == here && !slept ? !sp->late[i].was_running
-				: thread_sched(t) == 0 && t->run_mark == before) {
+				: thread_sched(t) == 0 && t->st->run_mark == before) {
 			sp->stats.not_run++;
 			continue;
 		}
-		t->last_cpu = cpu;
-		t->idle_known = false;
-		t->blocked_sample = false;
+		t->st->last_cpu = cpu;
+		t->st->idle_known = false;
+		t->st->blocked_sample = false;
 		sp->stats.late++;
 		add_pick(sp, t, cpu);
 	}
@@ -222,9 +232,9 @@ void interrupt_picks(struct sampler *sp, uint64_t n, uint64_t t_ns, int here, ui
 		for (i = 0; i < sp->session->nthreads; i++) {
 			const struct thread *t = &sp->session->threads[i];
 
-			c = t->last_cpu;
-			if (c >= 0 && c < k->ncpus && c != here && !sp->want[c] && t->ran_n &&
-			    sp->tick_n + 1 - t->ran_n <= RECENT_TICKS && (shared || wants_hold(t)))
+			c = t->st->last_cpu;
+			if (c >= 0 && c < k->ncpus && c != here && !sp->want[c] && t->st->ran_n &&
+			    sp->tick_n + 1 - t->st->ran_n <= RECENT_TICKS && (shared || wants_hold(t)))
 				sp->want[c] = kicker_want(k, c) ? WANT_READY : WANT_UNREADY;
 		}
 	/* Helpers with nothing to hold go back to sleep as they wake. */
@@ -299,7 +309,7 @@ void interrupt_in_batches(struct sampler *sp)
 		struct thread *t = session_thread(s, tids[i]);
 
 		t0 = now_ns();
-		if (t && session_interrupt(s, t) == 0)
+		if (t && ask_stop(sp, t) == 0)
 			sp->stats.unheld++;
 		sp->stats.part_ns.interrupt += now_ns() - t0;
 		if ((i + 1) % DUMP_BATCH && i + 1 < n)
@@ -514,7 +524,7 @@ bool interrupt_at_tick(struct sampler *sp, uint64_t n, size_t deferred)
 		t0 = now_ns();
 		if (every_cpu_found(sp)) {
 			for (i = 0; i < s->nthreads; i++)
-				s->threads[i].deferred = false;
+				s->threads[i].st->deferred = false;
 			sp->stats.idle_unread += deferred;
 		} else {
 			spin = choose(sp, true, &deferred);

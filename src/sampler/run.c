@@ -33,7 +33,11 @@ int sampler_init(struct sampler *sp, struct session *s, const struct unwinder_op
 	if (!target_of(sp, s->procs[0], &ret))
 		return ret < 0 ? ret : -ESRCH;
 	s->on_sample = capture_thread;
+	s->on_thread = sampler_on_thread;
+	s->on_resumed = sampler_on_resumed;
 	s->sample_arg = sp;
+	for (size_t i = 0; i < s->nthreads; i++)
+		sampler_on_thread(sp, &s->threads[i], THREAD_NEW);
 	return 0;
 }
 
@@ -115,8 +119,8 @@ static void mark_start(struct sampler *sp, struct run_marks *m)
 	for (size_t i = 0; i < s->nthreads; i++) {
 		struct thread *t = &s->threads[i];
 
-		t->run_known = thread_sched(t) == 0;
-		t->run_ns = t->run_first = t->sample_run = t->run_known ? t->run_mark : 0;
+		t->st->run_known = thread_sched(t) == 0;
+		t->st->run_ns = t->st->run_first = t->st->sample_run = t->st->run_known ? t->st->run_mark : 0;
 	}
 }
 
@@ -307,7 +311,7 @@ static void finish(struct sampler *sp)
 			struct thread *t = &s->threads[i];
 
 			if (!t->exiting && thread_sched(t) == 0) {
-				sp->stats.kernel_cpu_ns += t->run_mark - (t->run_known ? t->run_first : 0);
+				sp->stats.kernel_cpu_ns += t->st->run_mark - (t->st->run_known ? t->st->run_first : 0);
 				settle(sp, t);
 			}
 		}
@@ -512,4 +516,10 @@ void sampler_release(struct sampler *sp)
 	free(sp->targets);
 	sp->maps = NULL;
 	stacks_release(&sp->stacks);
+	if (sp->session && sp->session->on_thread == sampler_on_thread) {
+		for (i = 0; i < sp->session->nthreads; i++)
+			sampler_on_thread(sp, &sp->session->threads[i], THREAD_GONE);
+		sp->session->on_thread = NULL;
+		sp->session->on_resumed = NULL;
+	}
 }

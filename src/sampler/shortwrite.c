@@ -57,17 +57,17 @@ void note_short_write(struct sampler *sp, struct thread *t, const struct user_re
 	default:
 		return;
 	}
-	if (t->short_noted && t->short_slices == t->slices_mark && t->short_ip == regs_pc(r) &&
-	    t->short_sp == regs_sp(r) && t->short_ret == (uint64_t)ret)
+	if (t->st->short_noted && t->st->short_slices == t->st->slices_mark && t->st->short_ip == regs_pc(r) &&
+	    t->st->short_sp == regs_sp(r) && t->st->short_ret == (uint64_t)ret)
 		return;
-	t->short_noted = true;
-	t->short_ip = regs_pc(r);
-	t->short_sp = regs_sp(r);
-	t->short_ret = (uint64_t)ret;
-	t->short_slices = t->slices_mark;
+	t->st->short_noted = true;
+	t->st->short_ip = regs_pc(r);
+	t->st->short_sp = regs_sp(r);
+	t->st->short_ret = (uint64_t)ret;
+	t->st->short_slices = t->st->slices_mark;
 	GROW(sp->shorts, sp->shortcap, sp->nshorts + 1);
 	sp->shorts[sp->nshorts].pid = t->proc->pid;
-	sp->shorts[sp->nshorts].blocked = t->blocked_sample;
+	sp->shorts[sp->nshorts].blocked = t->st->blocked_sample;
 	sp->shorts[sp->nshorts++].fd = (int)regs_arg(r, 0);
 }
 

@@ -1,7 +1,69 @@
 /* threads.c - the sampler's view of processes and threads: their
- * unwinding state, names, kernel rows and exits.
+ * unwinding state, each thread's state of the sampler's own (struct
+ * sampler_thread), names, kernel rows and exits.
  */
 #include "internal.h"
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0) {
+		close(*fd);
+		proc_fd_closed();
+		*fd = -1;
+	}
+}
+
+/* The files the sampler opened of T's, which name its tid. */
+static void close_thread_files(struct sampler_thread *st)
+{
+	close_fd(&st->schedstat_fd);
+	close_fd(&st->sched_fd);
+	close_fd(&st->syscall_fd);
+}
+
+void sampler_on_thread(void *arg, struct thread *t, enum thread_event ev)
+{
+	struct sampler_thread *st = t->st;
+
+	switch (ev) {
+	case THREAD_NEW:
+		st = t->st = xcalloc(1, sizeof(*st));
+		st->schedstat_fd = st->sched_fd = st->syscall_fd = -1;
+		st->site = -1;
+		st->last_cpu = -1;
+		break;
+	case THREAD_GONE:
+		if (!st)
+			break;
+		close_thread_files(st);
+		forget_waits(t);
+		free(st);
+		t->st = NULL;
+		break;
+	case THREAD_EXEC:
+		/* Its files named the old leader, whose run time it does not
+		 * have. */
+		close_thread_files(st);
+		forget_waits(t);
+		st->run_known = false;
+		st->idle_known = false;
+		break;
+	}
+}
+
+/* Asked for by the capture: its CPU time and time waiting for a CPU, read
+ * after the resume rather than in the stop.  The thread gets a CPU only
+ * after a wake-up, so they are still those of the stop; if it got one
+ * first, its wait since the resume is left out, and the sampler's next
+ * check of it is only stricter. */
+void sampler_on_resumed(void *arg, struct thread *t, uint64_t ns)
+{
+	struct sampler_thread *st = t->st;
+
+	if (st->resumed_ns)
+		st->resumed_ns = proc_schedstat(st->schedstat_fd, &st->stop_run, &st->stop_wait,
+						&st->stop_slices) == 0 ? ns : 0;
+}
 
 /* The sampler's state for process P, set up when first needed: the maps
  * are read and the unwinder started outside any stop.  NULL if P is gone
@@ -116,15 +178,15 @@ void kernel_row(struct sampler *sp, struct thread *t)
 {
 	uint64_t key = frame_key(FRAME_MODULE_SYSCALL, FRAME_KERNEL), ns, user;
 
-	if (!sp->timed || !t->ev_timed || t->kr_used || thread_sched(t) < 0)
+	if (!sp->timed || !t->kt.ev_timed || t->kt.kr_used || thread_sched(t) < 0)
 		return;
-	user = t->ev_user_ns;
-	if (t->run_mark <= t->ev_run0 + user)
+	user = t->kt.ev_user_ns;
+	if (t->st->run_mark <= t->kt.ev_run0 + user)
 		return;
-	ns = t->run_mark - t->ev_run0 - user;
-	t->ev_run0 = t->run_mark;
-	t->ev_samples = 0;
-	t->ev_user_ns = 0;
+	ns = t->st->run_mark - t->kt.ev_run0 - user;
+	t->kt.ev_run0 = t->st->run_mark;
+	t->kt.ev_samples = 0;
+	t->kt.ev_user_ns = 0;
 	stacks_add(&sp->stacks, t->proc->pid, t->tid, &key, 1, 0, ns);
 	sp->stats.kernel_row_ns += ns;
 	note_thread(sp, t->proc->pid, t->tid);
@@ -146,23 +208,23 @@ void thread_exits(void *arg, struct thread *t)
 	/* Its ring's last ticks, RING_BATCH at a time as at any drain: a
 	 * server whose threads come and go would otherwise hold a capture
 	 * a tick of each one exiting. */
-	if (t->kr_fd >= 0) {
+	if (t->kt.kr_fd >= 0) {
 		bool epoch = false;
 
 		drain_thread(sp, t, &epoch);
 	}
 	name_again(sp, t->proc->pid, t->tid, capture_pending(sp, t));
 	kernel_row(sp, t);
-	sp->stats.untimed_threads += sp->timed && t->ev_fd < 0;
+	sp->stats.untimed_threads += sp->timed && t->kt.ev_fd < 0;
 	/* A thread timed by its event has each sample's time exact: none
 	 * of its CPU time is left over. */
-	if (!sp->cputime || t->ev_timed || thread_sched(t) < 0)
+	if (!sp->cputime || t->kt.ev_timed || thread_sched(t) < 0)
 		return;
-	sp->stats.kernel_cpu_ns += t->run_mark - (t->run_known ? t->run_first : 0);
-	if (settle_exiting(sp, t) || t->run_mark <= t->run_ns)
+	sp->stats.kernel_cpu_ns += t->st->run_mark - (t->st->run_known ? t->st->run_first : 0);
+	if (settle_exiting(sp, t) || t->st->run_mark <= t->st->run_ns)
 		return;
-	w = t->run_mark - t->run_ns;
-	t->run_ns = t->run_mark;
+	w = t->st->run_mark - t->st->run_ns;
+	t->st->run_ns = t->st->run_mark;
 	stacks_add(&sp->stacks, t->proc->pid, EXITED_TID, &key, 1, 0, w);
 	note_thread(sp, t->proc->pid, EXITED_TID);
 }

@@ -60,7 +60,7 @@ void tick(struct sampler *sp, uint64_t n, uint64_t t_ns, uint64_t woke_ns)
 			slow = slow || crowded(sp, here);
 		} else if (crowded(sp, pk->cpu)) {
 			crowd = slow = true;
-		} else if (pk->t->asked_held) {
+		} else if (pk->t->st->asked_held) {
 			nheld++;
 		}
 	}

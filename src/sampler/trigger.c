@@ -36,7 +36,7 @@ int start_trigger(struct sampler *sp)
 	for (size_t i = 0; i < s->nthreads; i++) {
 		struct thread *t = &s->threads[i];
 
-		t->ev_run0 = t->run_known ? t->run_first : 0;
+		t->kt.ev_run0 = t->st->run_known ? t->st->run_first : 0;
 		ktrigger_open(&sp->ktrig, t, true);
 	}
 	s->ktrig = &sp->ktrig;
@@ -57,7 +57,7 @@ void stop_trigger(struct sampler *sp)
 		ktrigger_disable(&s->threads[i]);
 	drain_rings(sp);
 	for (size_t i = 0; i < s->nthreads; i++)
-		sp->stats.untimed_threads += s->threads[i].ev_fd < 0 && !s->threads[i].exiting;
+		sp->stats.untimed_threads += s->threads[i].kt.ev_fd < 0 && !s->threads[i].exiting;
 	sp->stats.stray_left = session_close_events(s, STRAY_WAIT_NS);
 	s->ktrig = NULL;
 	s->on_timed = NULL;
@@ -82,13 +82,13 @@ static void to_timer(struct sampler *sp, struct thread *t)
 {
 	/* Seen to block it (ev_unsampled()): its time since it was last
 	 * seen sampled is neither its event's nor the kernel's. */
-	t->ev_run0 += t->ev_lag;
+	t->kt.ev_run0 += t->kt.ev_lag;
 	kernel_row(sp, t);
 	run_known(t);
 	if (thread_sched(t) == 0)
-		t->run_ns = t->run_mark > t->ev_lag ? t->run_mark - t->ev_lag : 0;
-	t->ev_lag = 0;
-	t->ev_timed = false;
+		t->st->run_ns = t->st->run_mark > t->kt.ev_lag ? t->st->run_mark - t->kt.ev_lag : 0;
+	t->kt.ev_lag = 0;
+	t->kt.ev_timed = false;
 }
 
 /* The perf trigger: thread T ran three periods without a sample since it
@@ -99,21 +99,21 @@ static bool ev_unsampled(struct sampler *sp, struct thread *t, uint64_t now)
 	uint64_t count;
 	bool stuck;
 
-	if (now - t->ev_look_ns < EV_LOOK_NS)
+	if (now - t->kt.ev_look_ns < EV_LOOK_NS)
 		return false;
-	t->ev_look_ns = now;
+	t->kt.ev_look_ns = now;
 	count = ktrigger_count(t);
-	if (count < t->ev_look_count)
-		t->ev_look_count = t->ev_sampled_count = 0;
+	if (count < t->kt.ev_look_count)
+		t->kt.ev_look_count = t->kt.ev_sampled_count = 0;
 	/* Its last sample came between the last look and this one: the
 	 * middle, as its count goes. */
-	if (t->ev_samples != t->ev_look_samples)
-		t->ev_sampled_count = t->ev_look_count + (count - t->ev_look_count) / 2;
-	stuck = t->ev_samples == t->ev_look_samples && count > t->ev_look_count + 3 * sp->ktrig.period_ns &&
+	if (t->kt.ev_samples != t->kt.ev_look_samples)
+		t->kt.ev_sampled_count = t->kt.ev_look_count + (count - t->kt.ev_look_count) / 2;
+	stuck = t->kt.ev_samples == t->kt.ev_look_samples && count > t->kt.ev_look_count + 3 * sp->ktrig.period_ns &&
 		ktrigger_stuck(t);
-	t->ev_look_samples = t->ev_samples;
-	t->ev_look_count = count;
-	t->ev_lag = stuck && count > t->ev_sampled_count ? count - t->ev_sampled_count : 0;
+	t->kt.ev_look_samples = t->kt.ev_samples;
+	t->kt.ev_look_count = count;
+	t->kt.ev_lag = stuck && count > t->kt.ev_sampled_count ? count - t->kt.ev_sampled_count : 0;
 	return stuck;
 }
 
@@ -132,16 +132,16 @@ void arm_for_untimed(struct sampler *sp, uint64_t *next_n, uint64_t *taken_n)
 
 		if (t->exiting)
 			continue;
-		if (t->ev_fd >= 0) {
+		if (t->kt.ev_fd >= 0) {
 			if (!now)
 				now = now_ns();
-			if (t->ev_check_ns) {
+			if (t->kt.ev_check_ns) {
 				/* Born with every signal blocked: does it
 				 * block its event's now that it runs? */
-				if (now - t->ev_check_ns < EV_CHECK_NS)
+				if (now - t->kt.ev_check_ns < EV_CHECK_NS)
 					continue;
-				t->ev_check_ns = 0;
-				t->ev_look_ns = now;
+				t->kt.ev_check_ns = 0;
+				t->kt.ev_look_ns = now;
 			} else if (!ev_unsampled(sp, t, now)) {
 				continue;
 			}
@@ -149,29 +149,29 @@ void arm_for_untimed(struct sampler *sp, uint64_t *next_n, uint64_t *taken_n)
 				/* It keeps its event: a lag measured for a
 				 * move that did not happen must not be taken
 				 * off a later one. */
-				t->ev_lag = 0;
+				t->kt.ev_lag = 0;
 				continue;
 			}
-			t->ev_retry_ns = now + EV_RETRY_FIRST_NS;
+			t->kt.ev_retry_ns = now + EV_RETRY_FIRST_NS;
 		}
-		if (t->ev_timed)
+		if (t->kt.ev_timed)
 			to_timer(sp, t);
 		/* A thread is born with every signal blocked (glibc's
 		 * pthread_create unblocks them as it starts): it is looked
 		 * at again, less and less often, until it takes one. */
 		if (!now)
 			now = now_ns();
-		if (now >= t->ev_retry_ns) {
-			t->ev_backoff_ns = t->ev_backoff_ns ? t->ev_backoff_ns * 2 : EV_RETRY_FIRST_NS;
-			if (t->ev_backoff_ns > EV_RETRY_MAX_NS)
-				t->ev_backoff_ns = EV_RETRY_MAX_NS;
-			t->ev_retry_ns = now + t->ev_backoff_ns;
+		if (now >= t->kt.ev_retry_ns) {
+			t->kt.ev_backoff_ns = t->kt.ev_backoff_ns ? t->kt.ev_backoff_ns * 2 : EV_RETRY_FIRST_NS;
+			if (t->kt.ev_backoff_ns > EV_RETRY_MAX_NS)
+				t->kt.ev_backoff_ns = EV_RETRY_MAX_NS;
+			t->kt.ev_retry_ns = now + t->kt.ev_backoff_ns;
 			if (ktrigger_open(&sp->ktrig, t, true) == 0) {
 				/* The timer's samples so far share the CPU
 				 * time so far; the event's each have their own. */
 				if (thread_sched(t) == 0) {
-					t->ev_run0 = t->run_mark;
-					if (sp->cputime && t->unsettled)
+					t->kt.ev_run0 = t->st->run_mark;
+					if (sp->cputime && t->st->unsettled)
 						settle(sp, t);
 				}
 				continue;

@@ -6,7 +6,7 @@
 /* --wall: the call T waits in now, if its stack is known. */
 struct wait_site *wait_now(const struct thread *t)
 {
-	return t->sites && t->site >= 0 ? &t->sites[t->site] : NULL;
+	return t->st->sites && t->st->site >= 0 ? &t->st->sites[t->st->site] : NULL;
 }
 
 /* --wall: count blocked thread T's stack again, without a stop. */
@@ -68,7 +68,7 @@ bool peek_wait(struct sampler *sp, struct thread *t, long nr, const uint64_t arg
 	long nr2;
 	int fd, got;
 
-	if (!tgt || (t->peek_nr == nr && t->peek_sp == wsp && t->peek_pc == wpc))
+	if (!tgt || (t->st->peek_nr == nr && t->st->peek_sp == wsp && t->st->peek_pc == wpc))
 		return false;
 	c = next_capture(sp, tgt, t);
 	regs_set_pc(&c->regs, wpc);
@@ -84,19 +84,34 @@ bool peek_wait(struct sampler *sp, struct thread *t, long nr, const uint64_t arg
 		close(fd);
 	/* "running" now: it woke up while its stack was copied.  One in
 	 * another call now woke and slept again: blocked still. */
-	t->woke_read = fd >= 0 && got < 0;
+	t->st->woke_read = fd >= 0 && got < 0;
 	if (!c->stack_len || got < 0 || nr2 != nr || sp2 != wsp || pc2 != wpc)
 		return false;
 	c->peeked = c->blocked = true;
 	c->held = false;
 	c->waited = 0;
-	c->slices = t->slices_mark;
-	c->ticks = 1 + t->carry + t->uncut;
-	t->carry = t->uncut = 0;
+	c->slices = t->st->slices_mark;
+	c->ticks = 1 + t->st->carry + t->st->uncut;
+	t->st->carry = t->st->uncut = 0;
 	c->ns = sp->period_ns * c->ticks;
 	c->pending = false;
 	sp->ncaps++;
 	return true;
+}
+
+void forget_waits(struct thread *t)
+{
+	struct sampler_thread *st = t->st;
+
+	if (st->sites) {
+		for (int i = 0; i < WAIT_SITES; i++)
+			free(st->sites[i].frames);
+		free(st->sites);
+		st->sites = NULL;
+	}
+	st->site = -1;
+	st->carry += st->uncut;
+	st->uncut = 0;
 }
 
 /* --wall: thread T is asleep in call NR made at WSP and WPC: TICKS more
@@ -104,14 +119,14 @@ bool peek_wait(struct sampler *sp, struct thread *t, long nr, const uint64_t arg
  * kept for another call go to its next sample. */
 void keep_uncut(struct thread *t, long nr, uint64_t wsp, uint64_t wpc, uint64_t ticks)
 {
-	if (t->uncut && (t->uncut_nr != nr || t->uncut_sp != wsp || t->uncut_pc != wpc)) {
-		t->carry += t->uncut;
-		t->uncut = 0;
+	if (t->st->uncut && (t->st->uncut_nr != nr || t->st->uncut_sp != wsp || t->st->uncut_pc != wpc)) {
+		t->st->carry += t->st->uncut;
+		t->st->uncut = 0;
 	}
-	t->uncut_nr = nr;
-	t->uncut_sp = wsp;
-	t->uncut_pc = wpc;
-	t->uncut += ticks;
+	t->st->uncut_nr = nr;
+	t->st->uncut_sp = wsp;
+	t->st->uncut_pc = wpc;
+	t->st->uncut += ticks;
 }
 
 /* --wall: the wait site T was last counted in, -1 if none. */
@@ -119,8 +134,8 @@ static int last_wait(const struct thread *t)
 {
 	int last = -1;
 
-	for (int i = 0; t->sites && i < WAIT_SITES; i++)
-		if (t->sites[i].frames && (last < 0 || t->sites[i].used > t->sites[last].used))
+	for (int i = 0; t->st->sites && i < WAIT_SITES; i++)
+		if (t->st->sites[i].frames && (last < 0 || t->st->sites[i].used > t->st->sites[last].used))
 			last = i;
 	return last;
 }
@@ -142,7 +157,7 @@ static int last_wait(const struct thread *t)
  * tests/targets/shortio.c's socket writer at 999 Hz had 101-114 of its
  * ~2500 writes a run ended short at such stops, 381-425 more at stops of
  * the writer found running (in the kernel, where /proc does not say which
- * call it is in).  Then its tick is kept (t->uncut, and *LEFT set) for
+ * call it is in).  Then its tick is kept (t->st->uncut, and *LEFT set) for
  * the stack of that call's exit, which its next stop takes if the call is
  * still the one there (same call, SP and PC: capture_thread()), and which
  * is then remembered as a wait site.  The writer's next stop is of it
@@ -161,7 +176,7 @@ static int last_wait(const struct thread *t)
  * was last counted waiting in is one (counted there again); others are,
  * and the stop takes the stack of the call's exit.  Those stops, and the
  * stops of threads that woke up while their stack was copied
- * (peek_wait()), are of threads awake by then (t->woke_read), and -v
+ * (peek_wait()), are of threads awake by then (t->st->woke_read), and -v
  * counts them apart from the stops of blocked threads: the more often
  * the host holds ctprof up between the reads, the more there are (0-1
  * in 4 s of tests/targets/idlers.c's 1000 threads at 99 Hz, another
@@ -173,7 +188,7 @@ bool still_waiting(struct sampler *sp, struct thread *t, bool *left)
 	int fd, got;
 
 	*left = false;
-	t->woke_read = false;
+	t->st->woke_read = false;
 	/* A dump stops every thread at its one tick. */
 	if (sp->once)
 		return false;
@@ -194,34 +209,34 @@ bool still_waiting(struct sampler *sp, struct thread *t, bool *left)
 	got = proc_read_wait_site(fd, &nr, args, &wsp, &wpc);
 	if (fd >= 0)
 		close(fd);
-	t->site = -1;
+	t->st->site = -1;
 	if (got < 0) {
 		int last;
 
 		if (fd < 0)
 			return false;
-		if (t->uncut) {
-			t->uncut++;
+		if (t->st->uncut) {
+			t->st->uncut++;
 			sp->stats.wall_uncut++;
 			*left = true;
 			return false;
 		}
 		last = last_wait(t);
-		if (last < 0 || !t->sites[last].cuts) {
-			t->woke_read = true;
+		if (last < 0 || !t->st->sites[last].cuts) {
+			t->st->woke_read = true;
 			return false;
 		}
-		t->site = last;
-		t->last_slices = t->slices_mark;
+		t->st->site = last;
+		t->st->last_slices = t->st->slices_mark;
 		return true;
 	}
-	for (int i = 0; t->sites && i < WAIT_SITES; i++) {
-		const struct wait_site *w = &t->sites[i];
+	for (int i = 0; t->st->sites && i < WAIT_SITES; i++) {
+		const struct wait_site *w = &t->st->sites[i];
 
 		if (w->frames && (w->nr == nr || (w->restarted && nr == __NR_restart_syscall)) &&
 		    w->sp == wsp && w->pc == wpc && same_callers(t, w)) {
-			t->site = i;
-			t->last_slices = t->slices_mark;
+			t->st->site = i;
+			t->st->last_slices = t->st->slices_mark;
 			return true;
 		}
 	}
@@ -236,9 +251,9 @@ bool still_waiting(struct sampler *sp, struct thread *t, bool *left)
 		return false;
 	/* Asleep there this long, it may not run again while profiled:
 	 * stopped once, to take the stack (its ticks counted with it). */
-	if (t->uncut * UNCUT_MAX_PER_S >= sp->frequency)
+	if (t->st->uncut * UNCUT_MAX_PER_S >= sp->frequency)
 		return false;
-	t->uncut++;
+	t->st->uncut++;
 	sp->stats.wall_uncut++;
 	*left = true;
 	return false;
@@ -284,12 +299,12 @@ void remember_wait(struct sampler *sp, const struct capture *c, const uint64_t *
 	if (!t)
 		return;
 	nr = regs_syscall(&c->regs);
-	if (!t->sites)
-		t->sites = xcalloc(WAIT_SITES, sizeof(*t->sites));
+	if (!t->st->sites)
+		t->st->sites = xcalloc(WAIT_SITES, sizeof(*t->st->sites));
 	for (i = 0; i < WAIT_SITES; i++) {
-		w = &t->sites[i];
+		w = &t->st->sites[i];
 		if (!w->frames) {
-			if (pick < 0 || t->sites[pick].frames)
+			if (pick < 0 || t->st->sites[pick].frames)
 				pick = i;
 		} else if (w->nr == nr && w->sp == regs_sp(&c->regs) && w->pc == regs_pc(&c->regs) &&
 			   w->nwords == found->nwords &&
@@ -297,11 +312,11 @@ void remember_wait(struct sampler *sp, const struct capture *c, const uint64_t *
 			   !memcmp(w->addr, found->addr, found->nwords * sizeof(*w->addr))) {
 			pick = i;
 			break;
-		} else if (pick < 0 || (t->sites[pick].frames && w->used < t->sites[pick].used)) {
+		} else if (pick < 0 || (t->st->sites[pick].frames && w->used < t->st->sites[pick].used)) {
 			pick = i;
 		}
 	}
-	w = &t->sites[pick];
+	w = &t->st->sites[pick];
 	free(w->frames);
 	*w = *found;
 	w->frames = xmalloc((n ? n : 1) * sizeof(*keys));
@@ -322,8 +337,8 @@ void remember_wait(struct sampler *sp, const struct capture *c, const uint64_t *
 	w->sp = regs_sp(&c->regs);
 	w->pc = regs_pc(&c->regs);
 	w->used = w->taken = sp->tick_n + 1;
-	t->site = pick;
-	t->last_slices = c->slices;
+	t->st->site = pick;
+	t->st->last_slices = c->slices;
 }
 
 /* --wall: a sample of T not blocked: it waits in none of its calls now. */
@@ -332,5 +347,5 @@ void forget_wait(struct sampler *sp, pid_t tid)
 	struct thread *t = session_thread(sp->session, tid);
 
 	if (t)
-		t->site = -1;
+		t->st->site = -1;
 }
