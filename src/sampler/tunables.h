@@ -1,10 +1,12 @@
 /* tunables.h - the sampler's constants: limits, waits and thresholds.
  *
- * Each says what it bounds and where it is used; the reasons are in the
- * comment of the function named, or in docs/DESIGN.md where cited.
+ * Grouped by the docs/DESIGN.md section that gives their reasons; each
+ * says what it bounds and the function that uses it.
  */
 #ifndef CTPROF_SAMPLER_TUNABLES_H
 #define CTPROF_SAMPLER_TUNABLES_H
+
+/* ---- "The kernel-timed trigger" ---- */
 
 /* The perf trigger's end: how long it waits for the signals its events
  * queued before they closed (a thread that blocks one takes it only
@@ -28,23 +30,23 @@
  * its mask only for one that ran unsampled. */
 #define EV_LOOK_NS 100000000ULL
 #define EV_RETRY_MAX_NS 1000000000ULL
+/* ---- "Stops and copies", "The helpers" ---- */
+
 /* How long a tick waits for an interrupted thread to stop. */
 #define STOP_TIMEOUT_NS 100000000ULL
 /* How long it polls for the stops before it sleeps. */
 #define SPIN_NS 200000ULL
 /* How long, with a thread to stop on ctprof's own CPU, it polls for those
- * on held CPUs first (they came in 26-33 us on average, two busy threads
- * on 2 CPUs at 999 Hz). */
+ * on held CPUs first. */
 #define SPIN_HELD_NS 50000ULL
+/* ---- "Signal handlers", "Unwinding without the usual CFI" ---- */
+
 /* How far above SP a thread stopped in the vDSO is looked at for a return
  * address into Go's caller of it (copy_go_stack()): the vDSO's frames are
  * a few words. */
 #define VDSO_SCAN 256
 /* How far above SP a stop in Go's code is looked at for the kernel's
- * frame of a signal handler (copy_go_interrupted()).  Stops in Go 1.19's
- * handlers found it 48-544 bytes up under its preemption signal, 1240
- * under SIGPROF (its profiler's traceback); looking through 4096 bytes
- * where it is not costs some 0.2 us a sample here. */
+ * frame of a signal handler (copy_go_interrupted()). */
 #define GO_SIGFRAME_SCAN 4096
 /* How far above SP a stop in other code is looked at for the kernel's
  * frame of a handler that runs on a stack of its own (copy_alt_interrupted()):
@@ -61,10 +63,14 @@
 /* A new thread's first instructions, from where clone returns to the call
  * of its start function, lie within this many bytes (unwind_captures). */
 #define CLONE_CHILD_SPAN 32
+/* ---- ctprof dump ---- */
+
 /* ctprof dump: threads asked to stop at a time, and the longest wait for
  * a batch (see interrupt_in_batches). */
 #define DUMP_BATCH 4
 #define DUMP_BATCH_WAIT_NS 20000000ULL
+/* ---- "The helpers", "Waking at the tick" ---- */
+
 /* Real-time priorities: the sampler outranks the helpers that take CPUs
  * from the target (kick.h), so that it can run on a CPU one of them
  * holds. */
@@ -74,9 +80,13 @@
  * took lately, in steps of this. */
 #define LEAD_STEP_NS 2000ULL
 #define LEAD_FIRST_NS 50000ULL
+/* ---- "CPU-time weights" ---- */
+
 /* The thread id under which the CPU time of exited threads after their
  * last sample is counted (thread_exits). */
 #define EXITED_TID 0
+/* ---- "Where a stop lands", "Waking at the tick" ---- */
+
 /* At most this many threads seen blocked before a tick are read again
  * at the tick (late_picks). */
 #define LATE_MAX 16
@@ -122,6 +132,8 @@
 /* ... and there is a delay only while other programs ran on the
  * sampler's CPU at most a fifth of the last IDLE_WINDOW_NS (watch_idle()). */
 #define IDLE_WINDOW_NS 200000000ULL
+/* ---- "The helpers": holding only where it counts ---- */
+
 /* Holding only where it counts (see judge_unheld()): a thread's stops
  * are held until CLEAN_FIRST probes in a row, each after PROBE_EVERY held
  * samples in a row outside system calls, found it outside the kernel;
@@ -140,10 +152,14 @@
 /* ... and a stop that wants its CPU held, whose helper did not take it
  * at the tick, is put off this many times in a row at most (put_off()). */
 #define PUT_OFF_MAX 4
+/* ---- "Wall-clock mode" ---- */
+
 /* --wall: a thread asleep in a write that a stop would end short, whose
  * stack cannot be taken without a stop, is left alone there for at most
  * 1/UNCUT_MAX_PER_S of a second (still_waiting()). */
 #define UNCUT_MAX_PER_S 10
+/* ---- "The helpers" ---- */
+
 /* A CPU whose helper came too late this many ticks in a row is waited
  * for less long (wait_take()). */
 #define MISSED_MAX 2
