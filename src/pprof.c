@@ -456,14 +456,15 @@ static int by_id_loc(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Ids must be non-zero and unique (sorted: no two equal neighbours). */
+/* Ids must be non-zero and unique (sorted: no two equal neighbours): in a
+ * step of the reader, -1 with r->bad set if they are not. */
 #define CHECK_IDS(arr, n, what)                                                   \
 	do {                                                                      \
 		size_t k_;                                                        \
 		for (k_ = 0; k_ < (n); k_++)                                      \
 			if (!(arr)[k_]->id || (k_ && (arr)[k_]->id == (arr)[k_ - 1]->id)) { \
-				bad = what " ids are zero or not unique";          \
-				goto invalid;                                     \
+				r->bad = what " ids are zero or not unique";       \
+				return -1;                                        \
 			}                                                         \
 	} while (0)
 
@@ -482,75 +483,97 @@ int pprof_read(const char *path, struct profile *p)
 	return ret;
 }
 
-int pprof_read_mem(const uint8_t *raw, size_t rawlen, const char *path, struct profile *p)
-{
-	Perftools__Profiles__Profile *pr = NULL;
-	uint8_t *data;
-	size_t len = 0, i;
-	const char *bad = NULL;
-	long count_idx = -1, cpu_idx = -1;
+/* What the steps of reading one profile share.  A step returns 0, or -1
+ * with bad set to what makes the profile invalid. */
+struct pprof_reader {
+	Perftools__Profiles__Profile *pr;
+	struct profile *p;
+	const char *bad;
+	long count_idx, cpu_idx;        /* samples/count, cpu/nanoseconds values; -1: none */
+	int64_t period, total_ns;
 	uint32_t *loc_of;               /* location index -> profile loc index */
 	uint32_t *map_of;               /* mapping index -> profile map (1-based) */
 	uint32_t *func_map;             /* function index -> mapping, from its first location */
-	int64_t period = 0, total_ns = 0;
+};
+
+/* The message in RAW, gzipped or not; NULL after saying why there is none. */
+static Perftools__Profiles__Profile *pprof_unpack(const uint8_t *raw, size_t rawlen, const char *path)
+{
+	Perftools__Profiles__Profile *pr;
+	const char *bad = NULL;
+	uint8_t *data;
+	size_t len = 0;
 
 	if (!rawlen) {
 		error_msg("cannot read '%s': the file is empty", path);
-		return -1;
+		return NULL;
 	}
 	if (rawlen >= 2 && raw[0] == 0x1f && raw[1] == 0x8b) {
 		data = gunzip(raw, rawlen, &len, &bad);
 		if (!data) {
 			error_msg("cannot read '%s': %s", path, bad);
-			return -1;
+			return NULL;
 		}
 		pr = perftools__profiles__profile__unpack(NULL, len, data);
 		free(data);
 	} else {
 		pr = perftools__profiles__profile__unpack(NULL, rawlen, raw);
 	}
-	if (!pr) {
+	if (!pr)
 		error_msg("cannot read '%s': not a pprof profile (neither gzip nor a valid profile.proto message)",
 			  path);
-		return -1;
-	}
+	return pr;
+}
+
+/* The string table's first string, the sample types and the period.  -1
+ * also, with bad unset, after saying that it is not a CPU profile. */
+static int read_value_types(struct pprof_reader *r, const char *path)
+{
+	const Perftools__Profiles__Profile *pr = r->pr;
+	size_t i;
 
 	/* The validity rules pprof itself enforces. */
 	if (!pr->n_string_table || !pr->string_table[0] || pr->string_table[0][0]) {
-		bad = "its string table does not start with the empty string";
-		goto invalid;
+		r->bad = "its string table does not start with the empty string";
+		return -1;
 	}
 	for (i = 0; i < pr->n_sample_type; i++) {
 		const char *type = str_at(pr, pr->sample_type[i]->type);
 		const char *unit = str_at(pr, pr->sample_type[i]->unit);
 
 		if (!type || !unit) {
-			bad = "a sample type names a string out of range";
-			goto invalid;
+			r->bad = "a sample type names a string out of range";
+			return -1;
 		}
 		if (!strcmp(type, "samples") && !strcmp(unit, "count")) {
-			count_idx = (long)i;
+			r->count_idx = (long)i;
 		} else if ((!strcmp(type, "cpu") || !strcmp(type, "wall")) && !strcmp(unit, "nanoseconds")) {
-			cpu_idx = (long)i;
-			p->wall = !strcmp(type, "wall");
+			r->cpu_idx = (long)i;
+			r->p->wall = !strcmp(type, "wall");
 		}
 	}
-	if (count_idx < 0 && cpu_idx < 0) {
+	if (r->count_idx < 0 && r->cpu_idx < 0) {
 		error_msg("cannot read '%s': it is not a CPU profile (it has no samples/count or cpu/nanoseconds values%s%s)",
 			  path, pr->n_sample_type ? "; its first is " : "",
 			  pr->n_sample_type ? str_at(pr, pr->sample_type[0]->type) : "");
-		perftools__profiles__profile__free_unpacked(pr, NULL);
 		return -1;
 	}
 	if (pr->period_type && str_at(pr, pr->period_type->type) &&
 	    (!strcmp(str_at(pr, pr->period_type->type), "cpu") ||
 	     !strcmp(str_at(pr, pr->period_type->type), "wall")) &&
 	    str_at(pr, pr->period_type->unit) && !strcmp(str_at(pr, pr->period_type->unit), "nanoseconds"))
-		period = pr->period;
-	if (count_idx < 0 && period <= 0) {
-		bad = "it has CPU time but no period to turn it into samples";
-		goto invalid;
+		r->period = pr->period;
+	if (r->count_idx < 0 && r->period <= 0) {
+		r->bad = "it has CPU time but no period to turn it into samples";
+		return -1;
 	}
+	return 0;
+}
+
+/* Mappings, functions and locations in the order of their ids, for FIND_ID. */
+static int sort_by_id(struct pprof_reader *r)
+{
+	Perftools__Profiles__Profile *pr = r->pr;
 
 	/* A profile may have none of these: their arrays are NULL then. */
 	if (pr->n_mapping)
@@ -562,17 +585,24 @@ int pprof_read_mem(const uint8_t *raw, size_t rawlen, const char *path, struct p
 	CHECK_IDS(pr->mapping, pr->n_mapping, "mapping");
 	CHECK_IDS(pr->function, pr->n_function, "function");
 	CHECK_IDS(pr->location, pr->n_location, "location");
+	return 0;
+}
 
-	map_of = xcalloc(pr->n_mapping + 1, sizeof(*map_of));
+static int read_mappings(struct pprof_reader *r)
+{
+	const Perftools__Profiles__Profile *pr = r->pr;
+	struct profile *p = r->p;
+	size_t i;
+
+	r->map_of = xcalloc(pr->n_mapping + 1, sizeof(*r->map_of));
 	for (i = 0; i < pr->n_mapping; i++) {
 		const Perftools__Profiles__Mapping *m = pr->mapping[i];
 		const char *file = str_at(pr, m->filename), *slash;
 		struct pmap *pm;
 
 		if (!file || !str_at(pr, m->build_id)) {
-			free(map_of);
-			bad = "a mapping names a string out of range";
-			goto invalid;
+			r->bad = "a mapping names a string out of range";
+			return -1;
 		}
 		GROW(p->maps, p->maps_cap, p->nmaps + 1);
 		pm = &p->maps[p->nmaps++];
@@ -585,11 +615,19 @@ int pprof_read_mem(const uint8_t *raw, size_t rawlen, const char *path, struct p
 		pm->start = m->memory_start;
 		pm->limit = m->memory_limit;
 		pm->offset = m->file_offset;
-		map_of[i] = (uint32_t)p->nmaps;
+		r->map_of[i] = (uint32_t)p->nmaps;
 	}
+	return 0;
+}
 
-	func_map = xcalloc(pr->n_function + 1, sizeof(*func_map));
-	loc_of = xcalloc(pr->n_location + 1, sizeof(*loc_of));
+/* Each function's mapping, that of the first location with it; checks that
+ * the mapping and the functions of every location are there. */
+static int map_functions(struct pprof_reader *r)
+{
+	const Perftools__Profiles__Profile *pr = r->pr;
+	size_t i;
+
+	r->func_map = xcalloc(pr->n_function + 1, sizeof(*r->func_map));
 	for (i = 0; i < pr->n_location; i++) {
 		const Perftools__Profiles__Location *l = pr->location[i];
 		long mi = -1;
@@ -598,8 +636,8 @@ int pprof_read_mem(const uint8_t *raw, size_t rawlen, const char *path, struct p
 		if (l->mapping_id) {
 			FIND_ID(pr->mapping, pr->n_mapping, l->mapping_id, mi);
 			if (mi < 0) {
-				bad = "a location names a mapping that is not there";
-				goto invalid_free;
+				r->bad = "a location names a mapping that is not there";
+				return -1;
 			}
 		}
 		for (k = 0; k < l->n_line; k++) {
@@ -607,70 +645,162 @@ int pprof_read_mem(const uint8_t *raw, size_t rawlen, const char *path, struct p
 
 			FIND_ID(pr->function, pr->n_function, l->line[k]->function_id, fi);
 			if (fi < 0) {
-				bad = "a location names a function that is not there";
-				goto invalid_free;
+				r->bad = "a location names a function that is not there";
+				return -1;
 			}
-			if (!func_map[fi] && mi >= 0)
-				func_map[fi] = map_of[mi];
+			if (!r->func_map[fi] && mi >= 0)
+				r->func_map[fi] = r->map_of[mi];
 		}
 	}
+	return 0;
+}
+
+/* L's lines, innermost first, each with its function, as PL's. */
+static int read_location_lines(struct pprof_reader *r, const Perftools__Profiles__Location *l,
+			       struct ploc *pl)
+{
+	const Perftools__Profiles__Profile *pr = r->pr;
+	struct profile *p = r->p;
+	size_t k;
+
+	GROW(p->lines, p->lines_cap, p->nlines + l->n_line + 1);
+	for (k = 0; k < l->n_line; k++) {
+		const Perftools__Profiles__Function *fn;
+		const char *name, *file;
+		long fi;
+
+		FIND_ID(pr->function, pr->n_function, l->line[k]->function_id, fi);
+		fn = pr->function[fi];
+		name = str_at(pr, fn->name);
+		file = str_at(pr, fn->filename);
+		if (!name || !file || !str_at(pr, fn->system_name)) {
+			r->bad = "a function names a string out of range";
+			return -1;
+		}
+		if (!*name)
+			name = str_at(pr, fn->system_name);
+		p->lines[p->nlines].func = profile_add_func(p, *name ? name : "?", *file ? file : NULL,
+							    fn->start_line > 0 && fn->start_line < INT32_MAX ? (int)fn->start_line : 0,
+							    r->func_map[fi]);
+		if (*str_at(pr, fn->system_name))
+			p->funcs[p->lines[p->nlines].func].system_name =
+				strpool_intern(&p->strings, str_at(pr, fn->system_name));
+		p->lines[p->nlines].line = l->line[k]->line > 0 && l->line[k]->line < INT32_MAX ?
+					   (int)l->line[k]->line : 0;
+		p->nlines++;
+		pl->nlines++;
+	}
+	return 0;
+}
+
+/* No symbols: name it by module and address, as a live run does. */
+static void name_by_address(struct profile *p, const Perftools__Profiles__Location *l, struct ploc *pl)
+{
+	char buf[300];
+
+	if (pl->mapping)
+		snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, p->maps[pl->mapping - 1].name,
+			 l->address - p->maps[pl->mapping - 1].start + p->maps[pl->mapping - 1].offset);
+	else
+		snprintf(buf, sizeof(buf), "[anon]+0x%" PRIx64, l->address);
+	p->lines[p->nlines].func = profile_add_func(p, buf, NULL, 0, pl->mapping);
+	p->lines[p->nlines].line = 0;
+	p->nlines++;
+	pl->nlines = 1;
+}
+
+static int read_locations(struct pprof_reader *r)
+{
+	const Perftools__Profiles__Profile *pr = r->pr;
+	struct profile *p = r->p;
+	size_t i;
+
+	r->loc_of = xcalloc(pr->n_location + 1, sizeof(*r->loc_of));
 	for (i = 0; i < pr->n_location; i++) {
 		const Perftools__Profiles__Location *l = pr->location[i];
 		struct ploc *pl;
 		long mi = -1;
-		size_t k;
 
 		if (l->mapping_id)
 			FIND_ID(pr->mapping, pr->n_mapping, l->mapping_id, mi);
 		GROW(p->locs, p->locs_cap, p->nlocs + 1);
 		pl = &p->locs[p->nlocs];
 		pl->address = l->address;
-		pl->mapping = mi >= 0 ? map_of[mi] : 0;
+		pl->mapping = mi >= 0 ? r->map_of[mi] : 0;
 		pl->first_line = (uint32_t)p->nlines;
 		pl->nlines = 0;
-		GROW(p->lines, p->lines_cap, p->nlines + l->n_line + 1);
-		for (k = 0; k < l->n_line; k++) {
-			const Perftools__Profiles__Function *fn;
-			const char *name, *file;
-			long fi;
-
-			FIND_ID(pr->function, pr->n_function, l->line[k]->function_id, fi);
-			fn = pr->function[fi];
-			name = str_at(pr, fn->name);
-			file = str_at(pr, fn->filename);
-			if (!name || !file || !str_at(pr, fn->system_name)) {
-				bad = "a function names a string out of range";
-				goto invalid_free;
-			}
-			if (!*name)
-				name = str_at(pr, fn->system_name);
-			p->lines[p->nlines].func = profile_add_func(p, *name ? name : "?", *file ? file : NULL,
-								    fn->start_line > 0 && fn->start_line < INT32_MAX ? (int)fn->start_line : 0,
-								    func_map[fi]);
-			if (*str_at(pr, fn->system_name))
-				p->funcs[p->lines[p->nlines].func].system_name =
-					strpool_intern(&p->strings, str_at(pr, fn->system_name));
-			p->lines[p->nlines].line = l->line[k]->line > 0 && l->line[k]->line < INT32_MAX ?
-						   (int)l->line[k]->line : 0;
-			p->nlines++;
-			pl->nlines++;
-		}
-		if (!pl->nlines) {
-			/* No symbols: name it by module and address, as a live run does. */
-			char buf[300];
-
-			if (pl->mapping)
-				snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, p->maps[pl->mapping - 1].name,
-					 l->address - p->maps[pl->mapping - 1].start + p->maps[pl->mapping - 1].offset);
-			else
-				snprintf(buf, sizeof(buf), "[anon]+0x%" PRIx64, l->address);
-			p->lines[p->nlines].func = profile_add_func(p, buf, NULL, 0, pl->mapping);
-			p->lines[p->nlines].line = 0;
-			p->nlines++;
-			pl->nlines = 1;
-		}
-		loc_of[i] = (uint32_t)p->nlocs++;
+		if (read_location_lines(r, l, pl) < 0)
+			return -1;
+		if (!pl->nlines)
+			name_by_address(p, l, pl);
+		r->loc_of[i] = (uint32_t)p->nlocs++;
 	}
+	return 0;
+}
+
+/* The count and the time in ns sample S stands for, in range. */
+static int sample_weight(struct pprof_reader *r, const Perftools__Profiles__Sample *s,
+			 int64_t *count, int64_t *time_ns)
+{
+	int64_t v, ns;
+
+	if (s->n_value != r->pr->n_sample_type) {
+		r->bad = "a sample's values do not match the sample types";
+		return -1;
+	}
+	v = r->count_idx >= 0 ? s->value[r->count_idx] : s->value[r->cpu_idx] / r->period;
+	/* 2^40 samples is 350 years at 99 Hz: anything more is garbage,
+	 * and sums of it would overflow. */
+	if (v < 0 || v > (1LL << 40)) {
+		r->bad = "a sample's count is out of range";
+		return -1;
+	}
+	/* The time it stands for: as written (CPU-time weights), or
+	 * its count of periods. */
+	if (r->cpu_idx >= 0)
+		ns = s->value[r->cpu_idx];
+	else if (__builtin_mul_overflow(v, r->period > 0 ? r->period : 1000000000, &ns))
+		ns = -1;
+	if (ns < 0 || ns > (1LL << 55) || (r->total_ns += ns) > (1LL << 62)) {
+		r->bad = "a sample's time is out of range";
+		return -1;
+	}
+	*count = v;
+	*time_ns = ns;
+	return 0;
+}
+
+/* The thread and process of PS from S's labels: ids, then names. */
+static void read_sample_labels(struct pprof_reader *r, const Perftools__Profiles__Sample *s,
+			       struct psample *ps)
+{
+	size_t k;
+
+	for (k = 0; k < s->n_label; k++) {
+		const char *key = str_at(r->pr, s->label[k]->key);
+
+		if (key && !strcmp(key, "tid") && s->label[k]->num > 0 && s->label[k]->num < INT32_MAX)
+			ps->tid = (pid_t)s->label[k]->num;
+		if (key && !strcmp(key, "pid") && s->label[k]->num > 0 && s->label[k]->num < INT32_MAX)
+			ps->pid = (pid_t)s->label[k]->num;
+	}
+	for (k = 0; k < s->n_label; k++) {
+		const char *key = str_at(r->pr, s->label[k]->key);
+		const char *val = str_at(r->pr, s->label[k]->str);
+
+		if (key && val && *val && !strcmp(key, "thread"))
+			profile_set_thread(r->p, ps->tid, val);
+		if (key && val && *val && !strcmp(key, "process") && ps->pid)
+			profile_set_process(r->p, ps->pid, val);
+	}
+}
+
+/* The samples; those with no location are left out of the profile. */
+static int read_samples(struct pprof_reader *r)
+{
+	const Perftools__Profiles__Profile *pr = r->pr;
+	struct profile *p = r->p;
+	size_t i;
 
 	for (i = 0; i < pr->n_sample; i++) {
 		const Perftools__Profiles__Sample *s = pr->sample[i];
@@ -678,27 +808,8 @@ int pprof_read_mem(const uint8_t *raw, size_t rawlen, const char *path, struct p
 		int64_t v, ns;
 		size_t k;
 
-		if (s->n_value != pr->n_sample_type) {
-			bad = "a sample's values do not match the sample types";
-			goto invalid_free;
-		}
-		v = count_idx >= 0 ? s->value[count_idx] : s->value[cpu_idx] / period;
-		/* 2^40 samples is 350 years at 99 Hz: anything more is garbage,
-		 * and sums of it would overflow. */
-		if (v < 0 || v > (1LL << 40)) {
-			bad = "a sample's count is out of range";
-			goto invalid_free;
-		}
-		/* The time it stands for: as written (CPU-time weights), or
-		 * its count of periods. */
-		if (cpu_idx >= 0)
-			ns = s->value[cpu_idx];
-		else if (__builtin_mul_overflow(v, period > 0 ? period : 1000000000, &ns))
-			ns = -1;
-		if (ns < 0 || ns > (1LL << 55) || (total_ns += ns) > (1LL << 62)) {
-			bad = "a sample's time is out of range";
-			goto invalid_free;
-		}
+		if (sample_weight(r, s, &v, &ns) < 0)
+			return -1;
 		GROW(p->samples, p->samples_cap, p->nsamples + 1);
 		ps = &p->samples[p->nsamples];
 		ps->count = (uint64_t)v;
@@ -713,38 +824,28 @@ int pprof_read_mem(const uint8_t *raw, size_t rawlen, const char *path, struct p
 
 			FIND_ID(pr->location, pr->n_location, s->location_id[k], li);
 			if (li < 0) {
-				bad = "a sample names a location that is not there";
-				goto invalid_free;
+				r->bad = "a sample names a location that is not there";
+				return -1;
 			}
-			p->sample_locs[p->nsample_locs++] = loc_of[li];
+			p->sample_locs[p->nsample_locs++] = r->loc_of[li];
 			ps->nlocs++;
 		}
-		for (k = 0; k < s->n_label; k++) {
-			const char *key = str_at(pr, s->label[k]->key);
-
-			if (key && !strcmp(key, "tid") && s->label[k]->num > 0 && s->label[k]->num < INT32_MAX)
-				ps->tid = (pid_t)s->label[k]->num;
-			if (key && !strcmp(key, "pid") && s->label[k]->num > 0 && s->label[k]->num < INT32_MAX)
-				ps->pid = (pid_t)s->label[k]->num;
-		}
-		for (k = 0; k < s->n_label; k++) {
-			const char *key = str_at(pr, s->label[k]->key);
-			const char *val = str_at(pr, s->label[k]->str);
-
-			if (key && val && *val && !strcmp(key, "thread"))
-				profile_set_thread(p, ps->tid, val);
-			if (key && val && *val && !strcmp(key, "process") && ps->pid)
-				profile_set_process(p, ps->pid, val);
-		}
+		read_sample_labels(r, s, ps);
 		if (ps->nlocs) {
 			p->total += ps->count;
 			p->nsamples++;
 		}
 	}
+	return 0;
+}
 
-	p->frequency = period > 0 && period <= 1000000000 ? (unsigned)((1000000000 + period / 2) / period) : 1;
-	p->time_ns = pr->time_nanos;
-	p->duration_ns = pr->duration_nanos;
+/* What pprof_write's comments say of the run; the command is "?" if none does. */
+static void read_comments(struct pprof_reader *r)
+{
+	const Perftools__Profiles__Profile *pr = r->pr;
+	struct profile *p = r->p;
+	size_t i;
+
 	p->comm = strpool_intern(&p->strings, "?");
 	for (i = 0; i < pr->n_comment; i++) {
 		const char *c = str_at(pr, pr->comment[i]);
@@ -772,18 +873,32 @@ int pprof_read_mem(const uint8_t *raw, size_t rawlen, const char *path, struct p
 			p->footer = strpool_intern(&p->strings, c + 16);
 		}
 	}
-	free(map_of);
-	free(func_map);
-	free(loc_of);
-	perftools__profiles__profile__free_unpacked(pr, NULL);
-	return 0;
+}
 
-invalid_free:
-	free(map_of);
-	free(func_map);
-	free(loc_of);
-invalid:
-	error_msg("cannot read '%s': not a valid profile: %s", path, bad);
-	perftools__profiles__profile__free_unpacked(pr, NULL);
-	return -1;
+int pprof_read_mem(const uint8_t *raw, size_t rawlen, const char *path, struct profile *p)
+{
+	struct pprof_reader r = { .p = p, .count_idx = -1, .cpu_idx = -1 };
+	int ret = -1;
+
+	r.pr = pprof_unpack(raw, rawlen, path);
+	if (!r.pr)
+		return -1;
+	/* Mappings first: locations name them, then locations: samples name them. */
+	if (read_value_types(&r, path) < 0 || sort_by_id(&r) < 0 || read_mappings(&r) < 0 ||
+	    map_functions(&r) < 0 || read_locations(&r) < 0 || read_samples(&r) < 0) {
+		if (r.bad)
+			error_msg("cannot read '%s': not a valid profile: %s", path, r.bad);
+		goto out;
+	}
+	p->frequency = r.period > 0 && r.period <= 1000000000 ? (unsigned)((1000000000 + r.period / 2) / r.period) : 1;
+	p->time_ns = r.pr->time_nanos;
+	p->duration_ns = r.pr->duration_nanos;
+	read_comments(&r);
+	ret = 0;
+out:
+	free(r.map_of);
+	free(r.func_map);
+	free(r.loc_of);
+	perftools__profiles__profile__free_unpacked(r.pr, NULL);
+	return ret;
 }
