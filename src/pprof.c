@@ -105,221 +105,294 @@ static char *prefixed(const char *prefix, const char *s)
 	return r;
 }
 
-int pprof_write(FILE *f, const struct profile *p, const struct run_info *ri,
-		const struct output_opts *oo)
-{
-	Perftools__Profiles__Profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
+/* The message pprof_write builds and the arrays it points into. */
+struct pprof_out {
+	Perftools__Profiles__Profile prof;
+	struct strtab st;	/* strings must outlive it: literals, the profile's, comment[], foot */
 	Perftools__Profiles__ValueType vt[3], *vtp[2];
-	Perftools__Profiles__Mapping *maps = xcalloc(p->nmaps + 1, sizeof(*maps));
-	Perftools__Profiles__Mapping **mapp = xcalloc(p->nmaps + 1, sizeof(*mapp));
-	Perftools__Profiles__Function *funcs = xcalloc(p->nfuncs + 1, sizeof(*funcs));
-	Perftools__Profiles__Function **funcp = xcalloc(p->nfuncs + 1, sizeof(*funcp));
-	Perftools__Profiles__Location *locs = xcalloc(p->nlocs + 1, sizeof(*locs));
-	Perftools__Profiles__Location **locp = xcalloc(p->nlocs + 1, sizeof(*locp));
-	Perftools__Profiles__Line *lines = xcalloc(p->nlines + 1, sizeof(*lines));
-	Perftools__Profiles__Line **linep = xcalloc(p->nlines + 1, sizeof(*linep));
-	Perftools__Profiles__Sample *samples = xcalloc(p->nsamples + 1, sizeof(*samples));
-	Perftools__Profiles__Sample **samplep = xcalloc(p->nsamples + 1, sizeof(*samplep));
-	/* thread and tid; with several processes, process and pid too */
-	bool procs = profile_multiprocess(p);
-	size_t nl = procs ? 4 : 2;
-	Perftools__Profiles__Label *labels = xcalloc(nl * p->nsamples + 1, sizeof(*labels));
-	Perftools__Profiles__Label **labelp = xcalloc(nl * p->nsamples + 1, sizeof(*labelp));
-	uint64_t *ids = xcalloc(p->nsample_locs + 1, sizeof(*ids));
-	int64_t *values = xcalloc(2 * p->nsamples + 1, sizeof(*values));
-	int64_t period = (int64_t)(1000000000ULL / (p->frequency ? p->frequency : 1));
-	struct strtab st = { 0 };	/* strings must outlive it: literals, the profile's, comment[], foot */
+	Perftools__Profiles__Mapping *maps, **mapp;
+	Perftools__Profiles__Function *funcs, **funcp;
+	Perftools__Profiles__Location *locs, **locp;
+	Perftools__Profiles__Line *lines, **linep;
+	Perftools__Profiles__Sample *samples, **samplep;
+	Perftools__Profiles__Label *labels, **labelp;
+	uint64_t *ids;
+	int64_t *values;
 	int64_t comments[6];
-	char comment[5][300], *foot, *head = NULL;
-	uint8_t *buf;
-	size_t i, len;
-	int ret;
+	char comment[5][300], *foot, *head;
+};
 
-	/* pprof's rule: string 0 is the empty string. */
-	GROW(st.strs, st.cap, 1);
-	st.strs[st.n++] = "";
+/* Sample types samples/count and cpu (or wall)/nanoseconds, the period
+ * 1e9/F of the latter, the time and duration. */
+static void build_value_types(struct pprof_out *w, const struct profile *p)
+{
+	Perftools__Profiles__ValueType *vt = w->vt;
+
 	vt[0] = (Perftools__Profiles__ValueType)PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
-	vt[0].type = strtab_add(&st, ("samples"));
-	vt[0].unit = strtab_add(&st, ("count"));
+	vt[0].type = strtab_add(&w->st, ("samples"));
+	vt[0].unit = strtab_add(&w->st, ("count"));
 	vt[1] = (Perftools__Profiles__ValueType)PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
-	vt[1].type = strtab_add(&st, (p->wall ? "wall" : "cpu"));
-	vt[1].unit = strtab_add(&st, ("nanoseconds"));
+	vt[1].type = strtab_add(&w->st, (p->wall ? "wall" : "cpu"));
+	vt[1].unit = strtab_add(&w->st, ("nanoseconds"));
 	vt[2] = vt[1];
-	vtp[0] = &vt[0];
-	vtp[1] = &vt[1];
-	prof.n_sample_type = 2;
-	prof.sample_type = vtp;
-	prof.period_type = &vt[2];
-	prof.period = period;
-	prof.time_nanos = p->time_ns;
-	prof.duration_nanos = p->duration_ns;
+	w->vtp[0] = &vt[0];
+	w->vtp[1] = &vt[1];
+	w->prof.n_sample_type = 2;
+	w->prof.sample_type = w->vtp;
+	w->prof.period_type = &vt[2];
+	w->prof.period = (int64_t)(1000000000ULL / (p->frequency ? p->frequency : 1));
+	w->prof.time_nanos = p->time_ns;
+	w->prof.duration_nanos = p->duration_ns;
+}
 
+/* One mapping per module, with its build id; the has_* flags come with
+ * the functions and locations. */
+static void build_mappings(struct pprof_out *w, const struct profile *p)
+{
+	size_t i;
+
+	w->maps = xcalloc(p->nmaps + 1, sizeof(*w->maps));
+	w->mapp = xcalloc(p->nmaps + 1, sizeof(*w->mapp));
 	for (i = 0; i < p->nmaps; i++) {
 		const struct pmap *pm = &p->maps[i];
-		Perftools__Profiles__Mapping *m = &maps[i];
+		Perftools__Profiles__Mapping *m = &w->maps[i];
 
 		*m = (Perftools__Profiles__Mapping)PERFTOOLS__PROFILES__MAPPING__INIT;
 		m->id = i + 1;
 		m->memory_start = pm->start;
 		m->memory_limit = pm->limit;
 		m->file_offset = pm->offset;
-		m->filename = strtab_add(&st, pm->file);
-		m->build_id = strtab_add(&st, pm->build_id);
+		m->filename = strtab_add(&w->st, pm->file);
+		m->build_id = strtab_add(&w->st, pm->build_id);
 		m->has_functions = 1;
-		mapp[i] = m;
+		w->mapp[i] = m;
 	}
-	prof.n_mapping = p->nmaps;
-	prof.mapping = mapp;
+	w->prof.n_mapping = p->nmaps;
+	w->prof.mapping = w->mapp;
+}
 
+static void build_functions(struct pprof_out *w, const struct profile *p)
+{
+	size_t i;
+
+	w->funcs = xcalloc(p->nfuncs + 1, sizeof(*w->funcs));
+	w->funcp = xcalloc(p->nfuncs + 1, sizeof(*w->funcp));
 	for (i = 0; i < p->nfuncs; i++) {
 		const struct pfunc *pf = &p->funcs[i];
-		Perftools__Profiles__Function *fn = &funcs[i];
+		Perftools__Profiles__Function *fn = &w->funcs[i];
 
 		*fn = (Perftools__Profiles__Function)PERFTOOLS__PROFILES__FUNCTION__INIT;
 		fn->id = i + 1;
-		fn->name = strtab_add(&st, pf->name);
-		fn->system_name = strtab_add(&st, pf->system_name);
-		fn->filename = strtab_add(&st, pf->file);
+		fn->name = strtab_add(&w->st, pf->name);
+		fn->system_name = strtab_add(&w->st, pf->system_name);
+		fn->filename = strtab_add(&w->st, pf->file);
 		fn->start_line = pf->line;
-		funcp[i] = fn;
+		w->funcp[i] = fn;
 		if (pf->mapping && pf->file)
-			maps[pf->mapping - 1].has_filenames = 1;
+			w->maps[pf->mapping - 1].has_filenames = 1;
 	}
-	prof.n_function = p->nfuncs;
-	prof.function = funcp;
+	w->prof.n_function = p->nfuncs;
+	w->prof.function = w->funcp;
+}
 
+/* One location per distinct address, its inline chain as its lines. */
+static void build_locations(struct pprof_out *w, const struct profile *p)
+{
+	size_t i;
+
+	w->lines = xcalloc(p->nlines + 1, sizeof(*w->lines));
+	w->linep = xcalloc(p->nlines + 1, sizeof(*w->linep));
 	for (i = 0; i < p->nlines; i++) {
-		lines[i] = (Perftools__Profiles__Line)PERFTOOLS__PROFILES__LINE__INIT;
-		lines[i].function_id = p->lines[i].func + 1;
-		lines[i].line = p->lines[i].line;
-		linep[i] = &lines[i];
+		w->lines[i] = (Perftools__Profiles__Line)PERFTOOLS__PROFILES__LINE__INIT;
+		w->lines[i].function_id = p->lines[i].func + 1;
+		w->lines[i].line = p->lines[i].line;
+		w->linep[i] = &w->lines[i];
 	}
+	w->locs = xcalloc(p->nlocs + 1, sizeof(*w->locs));
+	w->locp = xcalloc(p->nlocs + 1, sizeof(*w->locp));
 	for (i = 0; i < p->nlocs; i++) {
 		const struct ploc *pl = &p->locs[i];
-		Perftools__Profiles__Location *l = &locs[i];
+		Perftools__Profiles__Location *l = &w->locs[i];
 
 		*l = (Perftools__Profiles__Location)PERFTOOLS__PROFILES__LOCATION__INIT;
 		l->id = i + 1;
 		l->mapping_id = pl->mapping;
 		l->address = pl->address;
 		l->n_line = pl->nlines;
-		l->line = &linep[pl->first_line];
-		locp[i] = l;
+		l->line = &w->linep[pl->first_line];
+		w->locp[i] = l;
 		if (pl->mapping) {
 			if (pl->nlines > 1)
-				maps[pl->mapping - 1].has_inline_frames = 1;
+				w->maps[pl->mapping - 1].has_inline_frames = 1;
 			if (pl->nlines && p->lines[pl->first_line].line)
-				maps[pl->mapping - 1].has_line_numbers = 1;
+				w->maps[pl->mapping - 1].has_line_numbers = 1;
 		}
 	}
-	prof.n_location = p->nlocs;
-	prof.location = locp;
+	w->prof.n_location = p->nlocs;
+	w->prof.location = w->locp;
+}
 
+/* PS's labels in LB: thread and tid; with PROCS, process and pid too. */
+static void build_labels(struct pprof_out *w, const struct profile *p, const struct psample *ps,
+			 Perftools__Profiles__Label *lb, bool procs)
+{
+	const char *tname = profile_thread_name(p, ps->tid);
+
+	lb[0] = (Perftools__Profiles__Label)PERFTOOLS__PROFILES__LABEL__INIT;
+	lb[0].key = strtab_add(&w->st, ("thread"));
+	lb[0].str = strtab_add(&w->st, (tname ? tname : "?"));
+	lb[1] = (Perftools__Profiles__Label)PERFTOOLS__PROFILES__LABEL__INIT;
+	lb[1].key = strtab_add(&w->st, ("tid"));
+	lb[1].num = ps->tid;
+	if (procs) {
+		const char *pname = profile_process_name(p, ps->pid);
+
+		lb[2] = (Perftools__Profiles__Label)PERFTOOLS__PROFILES__LABEL__INIT;
+		lb[2].key = strtab_add(&w->st, ("process"));
+		lb[2].str = strtab_add(&w->st, (pname ? pname : "?"));
+		lb[3] = (Perftools__Profiles__Label)PERFTOOLS__PROFILES__LABEL__INIT;
+		lb[3].key = strtab_add(&w->st, ("pid"));
+		lb[3].num = ps->pid;
+	}
+}
+
+/* Each sample: its locations, its count and time, its labels. */
+static void build_samples(struct pprof_out *w, const struct profile *p)
+{
+	/* thread and tid; with several processes, process and pid too */
+	bool procs = profile_multiprocess(p);
+	size_t nl = procs ? 4 : 2;
+	size_t i;
+
+	w->samples = xcalloc(p->nsamples + 1, sizeof(*w->samples));
+	w->samplep = xcalloc(p->nsamples + 1, sizeof(*w->samplep));
+	w->labels = xcalloc(nl * p->nsamples + 1, sizeof(*w->labels));
+	w->labelp = xcalloc(nl * p->nsamples + 1, sizeof(*w->labelp));
+	w->ids = xcalloc(p->nsample_locs + 1, sizeof(*w->ids));
+	w->values = xcalloc(2 * p->nsamples + 1, sizeof(*w->values));
 	for (i = 0; i < p->nsamples; i++) {
 		const struct psample *ps = &p->samples[i];
-		Perftools__Profiles__Sample *s = &samples[i];
-		const char *tname = profile_thread_name(p, ps->tid);
-		Perftools__Profiles__Label *lb;
+		Perftools__Profiles__Sample *s = &w->samples[i];
 		uint32_t k;
 
 		*s = (Perftools__Profiles__Sample)PERFTOOLS__PROFILES__SAMPLE__INIT;
 		for (k = 0; k < ps->nlocs; k++)
-			ids[ps->first_loc + k] = p->sample_locs[ps->first_loc + k] + 1;
+			w->ids[ps->first_loc + k] = p->sample_locs[ps->first_loc + k] + 1;
 		s->n_location_id = ps->nlocs;
-		s->location_id = &ids[ps->first_loc];
-		values[2 * i] = (int64_t)ps->count;
-		values[2 * i + 1] = ps->ns > INT64_MAX ? INT64_MAX : (int64_t)ps->ns;
+		s->location_id = &w->ids[ps->first_loc];
+		w->values[2 * i] = (int64_t)ps->count;
+		w->values[2 * i + 1] = ps->ns > INT64_MAX ? INT64_MAX : (int64_t)ps->ns;
 		s->n_value = 2;
-		s->value = &values[2 * i];
-		lb = &labels[nl * i];
-		lb[0] = (Perftools__Profiles__Label)PERFTOOLS__PROFILES__LABEL__INIT;
-		lb[0].key = strtab_add(&st, ("thread"));
-		lb[0].str = strtab_add(&st, (tname ? tname : "?"));
-		lb[1] = (Perftools__Profiles__Label)PERFTOOLS__PROFILES__LABEL__INIT;
-		lb[1].key = strtab_add(&st, ("tid"));
-		lb[1].num = ps->tid;
-		if (procs) {
-			const char *pname = profile_process_name(p, ps->pid);
-
-			lb[2] = (Perftools__Profiles__Label)PERFTOOLS__PROFILES__LABEL__INIT;
-			lb[2].key = strtab_add(&st, ("process"));
-			lb[2].str = strtab_add(&st, (pname ? pname : "?"));
-			lb[3] = (Perftools__Profiles__Label)PERFTOOLS__PROFILES__LABEL__INIT;
-			lb[3].key = strtab_add(&st, ("pid"));
-			lb[3].num = ps->pid;
-		}
+		s->value = &w->values[2 * i];
+		build_labels(w, p, ps, &w->labels[nl * i], procs);
 		for (k = 0; k < nl; k++)
-			labelp[nl * i + k] = &lb[k];
+			w->labelp[nl * i + k] = &w->labels[nl * i + k];
 		s->n_label = nl;
-		s->label = &labelp[nl * i];
-		samplep[i] = s;
+		s->label = &w->labelp[nl * i];
+		w->samplep[i] = s;
 	}
-	prof.n_sample = p->nsamples;
-	prof.sample = samplep;
+	w->prof.n_sample = p->nsamples;
+	w->prof.sample = w->samplep;
+}
 
-	/* What pprof cannot say by itself, for 'ctprof report' to read back. */
-	snprintf(comment[0], sizeof(comment[0]), "ctprof: pid %d (%s)", p->pid, p->comm ? p->comm : "?");
-	snprintf(comment[1], sizeof(comment[1]), "ctprof: threads %zu",
+/* What pprof cannot say by itself, for 'ctprof report' to read back. */
+static void build_comments(struct pprof_out *w, const struct profile *p, const struct run_info *ri)
+{
+	Perftools__Profiles__Profile *prof = &w->prof;
+
+	snprintf(w->comment[0], sizeof(w->comment[0]), "ctprof: pid %d (%s)", p->pid, p->comm ? p->comm : "?");
+	snprintf(w->comment[1], sizeof(w->comment[1]), "ctprof: threads %zu",
 		 ri ? ri->threads_seen : p->threads_seen ? p->threads_seen : p->nthreads);
 	/* The report's last lines: the line of what was lost and the notes. */
 	if (ri) {
 		char *rf = report_footer(p, ri);
 
-		foot = prefixed("ctprof: report: ", rf);
+		w->foot = prefixed("ctprof: report: ", rf);
 		free(rf);
 	} else {
-		foot = prefixed("ctprof: report: ", p->footer ? p->footer : "");
+		w->foot = prefixed("ctprof: report: ", p->footer ? p->footer : "");
 	}
-	comments[0] = strtab_add(&st, comment[0]);
-	comments[1] = strtab_add(&st, comment[1]);
-	comments[2] = strtab_add(&st, foot);
-	prof.n_comment = ri || p->footer ? 3 : 2;
+	w->comments[0] = strtab_add(&w->st, w->comment[0]);
+	w->comments[1] = strtab_add(&w->st, w->comment[1]);
+	w->comments[2] = strtab_add(&w->st, w->foot);
+	prof->n_comment = ri || p->footer ? 3 : 2;
 	if (p->cputime) {
-		snprintf(comment[3], sizeof(comment[3]), "ctprof: weight cputime, kernel %llu ns",
+		snprintf(w->comment[3], sizeof(w->comment[3]), "ctprof: weight cputime, kernel %llu ns",
 			 (unsigned long long)p->kernel_cpu_ns);
-		comments[prof.n_comment++] = strtab_add(&st, comment[3]);
+		w->comments[prof->n_comment++] = strtab_add(&w->st, w->comment[3]);
 	}
 	/* The report's first line, where the table is wrong. */
 	if (ri ? report_header(ri) != NULL : p->header != NULL) {
-		head = prefixed("ctprof: header: ", ri ? report_header(ri) : p->header);
-		comments[prof.n_comment++] = strtab_add(&st, head);
+		w->head = prefixed("ctprof: header: ", ri ? report_header(ri) : p->header);
+		w->comments[prof->n_comment++] = strtab_add(&w->st, w->head);
 	}
 	if (p->timed_ns) {
-		snprintf(comment[4], sizeof(comment[4]), "ctprof: timed by the kernel, period %llu ns, kernel %s %llu ns",
+		snprintf(w->comment[4], sizeof(w->comment[4]), "ctprof: timed by the kernel, period %llu ns, kernel %s %llu ns",
 			 (unsigned long long)p->timed_ns, p->kernel_sampled ? "sampled" : "row",
 			 (unsigned long long)p->kernel_row_ns);
-		comments[prof.n_comment++] = strtab_add(&st, comment[4]);
+		w->comments[prof->n_comment++] = strtab_add(&w->st, w->comment[4]);
 	}
-	prof.comment = comments;
+	prof->comment = w->comments;
+}
 
-	prof.n_string_table = st.n;
-	prof.string_table = (char **)st.strs;
-	len = perftools__profiles__profile__get_packed_size(&prof);
-	buf = xmalloc(len);
-	perftools__profiles__profile__pack(&prof, buf);
+/* PROF packed and gzipped into F, flushed: 0 or -errno. */
+static int write_packed(FILE *f, const Perftools__Profiles__Profile *prof)
+{
+	size_t len = perftools__profiles__profile__get_packed_size(prof);
+	uint8_t *buf = xmalloc(len);
+	int ret;
+
+	perftools__profiles__profile__pack(prof, buf);
 	ret = write_gzip(f, buf, len);
 	if (ret == 0 && (fflush(f) == EOF || ferror(f)))
 		ret = -(errno ? errno : EIO);
-
 	free(buf);
-	free(foot);
-	free(head);
-	free(st.strs);
-	free(st.hash);
-	free(maps);
-	free(mapp);
-	free(funcs);
-	free(funcp);
-	free(locs);
-	free(locp);
-	free(lines);
-	free(linep);
-	free(samples);
-	free(samplep);
-	free(labels);
-	free(labelp);
-	free(ids);
-	free(values);
+	return ret;
+}
+
+static void pprof_out_free(struct pprof_out *w)
+{
+	free(w->foot);
+	free(w->head);
+	free(w->st.strs);
+	free(w->st.hash);
+	free(w->maps);
+	free(w->mapp);
+	free(w->funcs);
+	free(w->funcp);
+	free(w->locs);
+	free(w->locp);
+	free(w->lines);
+	free(w->linep);
+	free(w->samples);
+	free(w->samplep);
+	free(w->labels);
+	free(w->labelp);
+	free(w->ids);
+	free(w->values);
+}
+
+int pprof_write(FILE *f, const struct profile *p, const struct run_info *ri,
+		const struct output_opts *oo)
+{
+	struct pprof_out w = { .prof = PERFTOOLS__PROFILES__PROFILE__INIT };
+	int ret;
+
+	/* pprof's rule: string 0 is the empty string. */
+	GROW(w.st.strs, w.st.cap, 1);
+	w.st.strs[w.st.n++] = "";
+	/* The strings go into the table in this order: keep it, the file's
+	 * bytes depend on it. */
+	build_value_types(&w, p);
+	build_mappings(&w, p);
+	build_functions(&w, p);
+	build_locations(&w, p);
+	build_samples(&w, p);
+	build_comments(&w, p, ri);
+	w.prof.n_string_table = w.st.n;
+	w.prof.string_table = (char **)w.st.strs;
+	ret = write_packed(f, &w.prof);
+	pprof_out_free(&w);
 	return ret;
 }
 
