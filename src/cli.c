@@ -168,6 +168,20 @@ static int parse_size(const char *s, size_t *out)
 	return 0;
 }
 
+/* A finite number as strtod() reads it, and nothing after it; -1 if not. */
+static int parse_seconds(const char *s, double *out)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(d))
+		return -1;
+	*out = d;
+	return 0;
+}
+
 enum { OPT_STACK_SIZE = 256, OPT_MAX_FRAMES, OPT_DEBUGINFOD, OPT_VERSION, OPT_UNWINDER, OPT_FORMAT, OPT_NO_THREAD, OPT_TOP, OPT_SORT,
        OPT_PER_THREAD, OPT_TID, OPT_LINES, OPT_CALLGRAPH, OPT_NO_DEMANGLE, OPT_WALL, OPT_WEIGHT,
        OPT_INTERVAL, OPT_EVERY, OPT_ABSOLUTE, OPT_TRIGGER };
@@ -295,34 +309,378 @@ static int every_check_patterns(const struct options *o)
 	return 0;
 }
 
-int cli_parse(int argc, char **argv, struct options *o, int *exit_code)
+/* 'ctprof report|dump|diff|top': the subcommand in argv[1], taken off the
+ * arguments. */
+static void cli_subcommand(int *argc, char ***argv, struct options *o)
+{
+	if (*argc <= 1)
+		return;
+	/* 'ctprof report FILE': render a saved profile.  A command called
+	 * "report" is run with 'ctprof -- report'. */
+	if (!strcmp((*argv)[1], "report")) {
+		o->report = "";
+	} else if (!strcmp((*argv)[1], "dump")) {
+		/* 'ctprof -- dump' runs a command called dump. */
+		o->dump = true;
+	} else if (!strcmp((*argv)[1], "diff")) {
+		/* 'ctprof -- diff' runs a command called diff. */
+		o->diffing = true;
+	} else if (!strcmp((*argv)[1], "top")) {
+		/* The same for 'top': 'ctprof -- top' profiles top(1). */
+		o->live = true;
+	} else {
+		return;
+	}
+	(*argv)++;
+	(*argc)--;
+}
+
+/* The options of parse_*_option() below, each one of a group: 0, -1 after
+ * saying what is wrong with its argument, 1 if C is not of the group. */
+
+/* What to profile and for how long. */
+static int parse_target_option(int c, struct options *o)
 {
 	long v;
+	double d;
+
+	switch (c) {
+	case 'p':
+		if (parse_long(optarg, 1, INT_MAX, &v) < 0) {
+			error_msg("invalid pid '%s': expected a process id, a whole number above 0",
+				  optarg);
+			return -1;
+		}
+		o->pid = (pid_t)v;
+		return 0;
+	case 'd':
+		if (parse_seconds(optarg, &d) < 0 || d <= 0 || d > 1e6) {
+			error_msg("invalid duration '%s': expected seconds greater than 0, e.g. 30 or 2.5",
+				  optarg);
+			return -1;
+		}
+		o->duration = d;
+		return 0;
+	case 'f':
+		o->follow_forks = true;
+		return 0;
+	}
+	return 1;
+}
+
+/* How samples are timed, weighed and unwound. */
+static int parse_sampling_option(int c, struct options *o)
+{
+	long v;
+
+	switch (c) {
+	case 'F':
+		if (parse_long(optarg, CTPROF_FREQ_MIN, CTPROF_FREQ_MAX, &v) < 0) {
+			error_msg("invalid frequency '%s': expected a whole number of Hz from %d to %d",
+				  optarg, CTPROF_FREQ_MIN, CTPROF_FREQ_MAX);
+			return -1;
+		}
+		o->frequency = (unsigned)v;
+		return 0;
+	case OPT_WALL:
+		o->wall = true;
+		return 0;
+	case OPT_WEIGHT:
+		if (strcmp(optarg, "samples") && strcmp(optarg, "cputime")) {
+			error_msg("invalid weight '%s': expected samples or cputime", optarg);
+			return -1;
+		}
+		o->weight = optarg;
+		return 0;
+	case OPT_TRIGGER:
+		if (strcmp(optarg, "auto") && strcmp(optarg, "perf") && strcmp(optarg, "perf-stop") &&
+		    strcmp(optarg, "timer")) {
+			error_msg("invalid trigger '%s': expected auto, perf, perf-stop or timer", optarg);
+			return -1;
+		}
+		o->trigger = strcmp(optarg, "auto") ? optarg : NULL;
+		return 0;
+	case OPT_STACK_SIZE:
+		if (parse_size(optarg, &o->stack_size) < 0) {
+			error_msg("invalid stack size '%s': expected bytes from 1k to 1m, e.g. 65536 or 64k",
+				  optarg);
+			return -1;
+		}
+		return 0;
+	case OPT_MAX_FRAMES:
+		if (parse_long(optarg, CTPROF_FRAMES_MIN, CTPROF_FRAMES_MAX, &v) < 0) {
+			error_msg("invalid frame limit '%s': expected a whole number from %d to %d",
+				  optarg, CTPROF_FRAMES_MIN, CTPROF_FRAMES_MAX);
+			return -1;
+		}
+		o->max_frames = (unsigned)v;
+		return 0;
+	case OPT_UNWINDER:
+		if (!unwinder_find(optarg)) {
+			error_msg("invalid unwinder '%s': expected libunwind or libdw", optarg);
+			return -1;
+		}
+		o->unwinder = optarg;
+		return 0;
+	case OPT_DEBUGINFOD:
+		o->debuginfod = true;
+		return 0;
+	}
+	return 1;
+}
+
+/* --format: the writers', or those of 'ctprof diff' or 'ctprof dump'. */
+static int parse_format(struct options *o)
+{
+	if (o->diffing) {
+		if (strcmp(optarg, "text") && strcmp(optarg, "folded") && strcmp(optarg, "svg")) {
+			error_msg("diff: invalid format '%s': expected text, folded or svg", optarg);
+			return -1;
+		}
+	} else if (o->dump) {
+		if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
+			error_msg("dump: invalid format '%s': expected text or json", optarg);
+			return -1;
+		}
+	} else if (!writer_find(optarg)) {
+		error_msg("invalid format '%s': expected one of %s", optarg, writer_names());
+		return -1;
+	}
+	o->format = optarg;
+	return 0;
+}
+
+/* Where the profile goes, in what format, of which samples. */
+static int parse_output_option(int c, struct options *o)
+{
+	long v;
+	double d;
+
+	switch (c) {
+	case 'o':
+		if (!*optarg) {
+			error_msg("invalid output '': expected a file name");
+			return -1;
+		}
+		if (o->noutputs >= ARRAY_SIZE(o->outputs)) {
+			error_msg("too many outputs: at most %zu -o options", ARRAY_SIZE(o->outputs));
+			return -1;
+		}
+		if (output_is_stdout(optarg) && o->stdout_output) {
+			error_msg("-o - (standard output) given twice: give it once");
+			return -1;
+		}
+		o->stdout_output |= output_is_stdout(optarg);
+		o->outputs[o->noutputs++] = optarg;
+		return 0;
+	case OPT_FORMAT:
+		return parse_format(o);
+	case OPT_EVERY:
+		if (parse_seconds(optarg, &d) < 0 || d < CTPROF_EVERY_MIN || d > CTPROF_EVERY_MAX) {
+			error_msg("invalid interval '%s': expected seconds from %g to %g, e.g. 60",
+				  optarg, CTPROF_EVERY_MIN, CTPROF_EVERY_MAX);
+			return -1;
+		}
+		o->every = d;
+		return 0;
+	case OPT_TID:
+		if (parse_long(optarg, 1, INT_MAX, &v) < 0) {
+			error_msg("invalid thread id '%s': expected a whole number above 0", optarg);
+			return -1;
+		}
+		o->tid = (pid_t)v;
+		return 0;
+	case OPT_NO_THREAD:
+		o->no_thread = true;
+		return 0;
+	case OPT_NO_DEMANGLE:
+		o->no_demangle = true;
+		return 0;
+	case 'v':
+		o->verbose++;
+		return 0;
+	}
+	return 1;
+}
+
+/* The shape of the text report, of the live view and of the diff. */
+static int parse_report_option(int c, struct options *o)
+{
+	long v;
+	double d;
+
+	switch (c) {
+	case OPT_TOP:
+		if (parse_long(optarg, 1, INT_MAX, &v) < 0) {
+			error_msg("invalid row count '%s': expected a whole number above 0", optarg);
+			return -1;
+		}
+		o->top = (unsigned)v;
+		return 0;
+	case OPT_SORT:
+		if (strcmp(optarg, "self") && strcmp(optarg, "cum")) {
+			error_msg("invalid sort '%s': expected self or cum", optarg);
+			return -1;
+		}
+		o->sort_cum = !strcmp(optarg, "cum");
+		return 0;
+	case OPT_PER_THREAD:
+		o->per_thread = true;
+		return 0;
+	case OPT_LINES:
+		o->lines = true;
+		return 0;
+	case OPT_CALLGRAPH:
+		o->callgraph = true;
+		return 0;
+	case OPT_INTERVAL:
+		if (parse_seconds(optarg, &d) < 0 || d < CTPROF_INTERVAL_MIN || d > CTPROF_INTERVAL_MAX) {
+			error_msg("invalid interval '%s': expected seconds from %g to %g, e.g. 1 or 0.5",
+				  optarg, CTPROF_INTERVAL_MIN, CTPROF_INTERVAL_MAX);
+			return -1;
+		}
+		o->interval = d;
+		return 0;
+	case OPT_ABSOLUTE:
+		o->absolute = true;
+		return 0;
+	}
+	return 1;
+}
+
+/* One option C of the scan, of whichever group: 0, or -1 after saying what
+ * is wrong. */
+static int parse_option(int c, struct options *o)
+{
+	int ret = parse_target_option(c, o);
+
+	if (ret > 0)
+		ret = parse_sampling_option(c, o);
+	if (ret > 0)
+		ret = parse_output_option(c, o);
+	if (ret > 0)
+		ret = parse_report_option(c, o);
+	if (ret > 0) {
+		/* getopt has printed what was wrong. */
+		fprintf(stderr, "Try 'ctprof --help' for more information.\n");
+		return -1;
+	}
+	return ret;
+}
+
+/* The options that belong to one subcommand, or to none, given with
+ * another.  -1 after saying which. */
+static int subcommand_check(struct options *o)
+{
+	if (o->interval && !o->live) {
+		error_msg("--interval is for the live view: 'ctprof top --interval=%g ...'", o->interval);
+		return -1;
+	}
+	if (o->live && live_check(o) < 0)
+		return -1;
+	if (o->every && (o->live || o->report || o->dump || o->diffing)) {
+		error_msg("%s: --every is for a profile of a run; see 'ctprof --help'",
+			  o->live ? "top" : o->report ? "report" : o->dump ? "dump" : "diff");
+		return -1;
+	}
+	if (o->absolute && !o->diffing) {
+		error_msg("--absolute is for 'ctprof diff BASE NEW'");
+		return -1;
+	}
+	return 0;
+}
+
+/* 'ctprof report FILE': one file and output options.  -1 after saying
+ * what is wrong. */
+static int report_check(struct options *o, int argc, char **argv)
+{
+	if (o->pid || o->duration || o->follow_forks || o->wall || o->weight || o->trigger || optind != argc - 1) {
+		error_msg(optind >= argc ? "report: give the profile file to read, e.g. ctprof report out.pb.gz"
+			  : "report: give one profile file and output options only; see 'ctprof --help'");
+		return -1;
+	}
+	o->report = argv[optind];
+	return 0;
+}
+
+/* 'ctprof dump -p PID': no command, nothing of a run's sampling or of the
+ * text report.  -1 after saying what is wrong. */
+static int dump_check(const struct options *o, int argc)
+{
+	const char *bad = optind < argc ? "a command" : o->duration ? "-d" :
+		o->follow_forks ? "-f" : o->wall ? "--wall" : o->weight ? "--weight" :
+		o->trigger ? "--trigger" :
+		o->frequency != CTPROF_FREQ_DEFAULT ? "-F" : o->top ? "--top" :
+		o->per_thread ? "--per-thread" : o->lines ? "--lines" :
+		o->callgraph ? "--callgraph" : o->noutputs > 1 ? "a second -o" : NULL;
+
+	if (bad) {
+		error_msg("dump: %s does not apply; see 'ctprof --help'", bad);
+		return -1;
+	}
+	if (!o->pid) {
+		error_msg("dump: give the process with -p PID");
+		return -1;
+	}
+	return 0;
+}
+
+/* A run (and 'ctprof top'): a pid or a command, and a weight that fits the
+ * trigger.  -1 after saying what is wrong. */
+static int run_check(struct options *o, int argc, char **argv)
+{
+	if (optind < argc)
+		o->argv = argv + optind;
+	if (o->pid && o->argv) {
+		error_msg("give either -p PID or a command, not both");
+		return -1;
+	}
+	if (!o->pid && !o->argv) {
+		error_msg("nothing to profile: give -p PID or a command; see 'ctprof --help'");
+		return -1;
+	}
+	if (o->wall && o->trigger && !strncmp(o->trigger, "perf", 4)) {
+		error_msg("--wall samples blocked threads too, at the timer's ticks: give --trigger=timer or leave it out");
+		return -1;
+	}
+	if (o->wall && o->weight && !strcmp(o->weight, "cputime")) {
+		error_msg("--wall counts time, --weight=cputime CPU time: give one of them");
+		return -1;
+	}
+	o->cputime = !o->wall && !(o->weight && !strcmp(o->weight, "samples"));
+	return 0;
+}
+
+/* The options together, once all are scanned: 0, or -1 with *EXIT_CODE set
+ * after saying what is wrong. */
+static int cli_check(struct options *o, int argc, char **argv, int *exit_code)
+{
+	int ret;
+
+	if (subcommand_check(o) < 0)
+		return usage_error(exit_code);
+	if (o->diffing)
+		return diff_check(o, argc, argv, exit_code);
+	if (o->every && every_check_patterns(o) < 0)
+		return usage_error(exit_code);
+	if (o->report)
+		ret = report_check(o, argc, argv);
+	else if (o->dump)
+		ret = dump_check(o, argc);
+	else
+		ret = run_check(o, argc, argv);
+	if (ret < 0)
+		return usage_error(exit_code);
+	verbose_level = o->verbose;
+	return 0;
+}
+
+int cli_parse(int argc, char **argv, struct options *o, int *exit_code)
+{
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	/* 'ctprof report FILE': render a saved profile.  A command called
-	 * "report" is run with 'ctprof -- report'. */
-	if (argc > 1 && !strcmp(argv[1], "report")) {
-		o->report = "";
-		argv++;
-		argc--;
-	} else if (argc > 1 && !strcmp(argv[1], "dump")) {
-		/* 'ctprof -- dump' runs a command called dump. */
-		o->dump = true;
-		argv++;
-		argc--;
-	} else if (argc > 1 && !strcmp(argv[1], "diff")) {
-		/* 'ctprof -- diff' runs a command called diff. */
-		o->diffing = true;
-		argv++;
-		argc--;
-	} else if (argc > 1 && !strcmp(argv[1], "top")) {
-		/* The same for 'top': 'ctprof -- top' profiles top(1). */
-		o->live = true;
-		argv++;
-		argc--;
-	}
+	cli_subcommand(&argc, &argv, o);
 	o->frequency = CTPROF_FREQ_DEFAULT;
 	o->stack_size = CTPROF_STACK_DEFAULT;
 	o->max_frames = CTPROF_FRAMES_DEFAULT;
@@ -330,270 +688,18 @@ int cli_parse(int argc, char **argv, struct options *o, int *exit_code)
 
 	/* '+': stop at the first non-option, which starts the command. */
 	while ((c = getopt_long(argc, argv, "+p:d:fF:o:vh", long_opts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			if (parse_long(optarg, 1, INT_MAX, &v) < 0) {
-				error_msg("invalid pid '%s': expected a process id, a whole number above 0",
-					  optarg);
-				return usage_error(exit_code);
-			}
-			o->pid = (pid_t)v;
-			break;
-		case 'd': {
-			char *end;
-			double d;
-
-			errno = 0;
-			d = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !isfinite(d) || d <= 0 || d > 1e6) {
-				error_msg("invalid duration '%s': expected seconds greater than 0, e.g. 30 or 2.5",
-					  optarg);
-				return usage_error(exit_code);
-			}
-			o->duration = d;
-			break;
-		}
-		case 'f':
-			o->follow_forks = true;
-			break;
-		case 'F':
-			if (parse_long(optarg, CTPROF_FREQ_MIN, CTPROF_FREQ_MAX, &v) < 0) {
-				error_msg("invalid frequency '%s': expected a whole number of Hz from %d to %d",
-					  optarg, CTPROF_FREQ_MIN, CTPROF_FREQ_MAX);
-				return usage_error(exit_code);
-			}
-			o->frequency = (unsigned)v;
-			break;
-		case 'o':
-			if (!*optarg) {
-				error_msg("invalid output '': expected a file name");
-				return usage_error(exit_code);
-			}
-			if (o->noutputs >= ARRAY_SIZE(o->outputs)) {
-				error_msg("too many outputs: at most %zu -o options", ARRAY_SIZE(o->outputs));
-				return usage_error(exit_code);
-			}
-			if (output_is_stdout(optarg) && o->stdout_output) {
-				error_msg("-o - (standard output) given twice: give it once");
-				return usage_error(exit_code);
-			}
-			o->stdout_output |= output_is_stdout(optarg);
-			o->outputs[o->noutputs++] = optarg;
-			break;
-		case 'v':
-			o->verbose++;
-			break;
-		case 'h':
+		if (c == 'h') {
 			usage(stdout);
 			*exit_code = 0;
 			return -1;
-		case OPT_STACK_SIZE:
-			if (parse_size(optarg, &o->stack_size) < 0) {
-				error_msg("invalid stack size '%s': expected bytes from 1k to 1m, e.g. 65536 or 64k",
-					  optarg);
-				return usage_error(exit_code);
-			}
-			break;
-		case OPT_MAX_FRAMES:
-			if (parse_long(optarg, CTPROF_FRAMES_MIN, CTPROF_FRAMES_MAX, &v) < 0) {
-				error_msg("invalid frame limit '%s': expected a whole number from %d to %d",
-					  optarg, CTPROF_FRAMES_MIN, CTPROF_FRAMES_MAX);
-				return usage_error(exit_code);
-			}
-			o->max_frames = (unsigned)v;
-			break;
-		case OPT_DEBUGINFOD:
-			o->debuginfod = true;
-			break;
-		case OPT_FORMAT:
-			if (o->diffing) {
-				if (strcmp(optarg, "text") && strcmp(optarg, "folded") && strcmp(optarg, "svg")) {
-					error_msg("diff: invalid format '%s': expected text, folded or svg", optarg);
-					return usage_error(exit_code);
-				}
-			} else if (o->dump) {
-				if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
-					error_msg("dump: invalid format '%s': expected text or json", optarg);
-					return usage_error(exit_code);
-				}
-			} else if (!writer_find(optarg)) {
-				error_msg("invalid format '%s': expected one of %s", optarg, writer_names());
-				return usage_error(exit_code);
-			}
-			o->format = optarg;
-			break;
-		case OPT_NO_THREAD:
-			o->no_thread = true;
-			break;
-		case OPT_TOP:
-			if (parse_long(optarg, 1, INT_MAX, &v) < 0) {
-				error_msg("invalid row count '%s': expected a whole number above 0", optarg);
-				return usage_error(exit_code);
-			}
-			o->top = (unsigned)v;
-			break;
-		case OPT_SORT:
-			if (strcmp(optarg, "self") && strcmp(optarg, "cum")) {
-				error_msg("invalid sort '%s': expected self or cum", optarg);
-				return usage_error(exit_code);
-			}
-			o->sort_cum = !strcmp(optarg, "cum");
-			break;
-		case OPT_PER_THREAD:
-			o->per_thread = true;
-			break;
-		case OPT_TID:
-			if (parse_long(optarg, 1, INT_MAX, &v) < 0) {
-				error_msg("invalid thread id '%s': expected a whole number above 0", optarg);
-				return usage_error(exit_code);
-			}
-			o->tid = (pid_t)v;
-			break;
-		case OPT_LINES:
-			o->lines = true;
-			break;
-		case OPT_CALLGRAPH:
-			o->callgraph = true;
-			break;
-		case OPT_NO_DEMANGLE:
-			o->no_demangle = true;
-			break;
-		case OPT_WALL:
-			o->wall = true;
-			break;
-		case OPT_WEIGHT:
-			if (strcmp(optarg, "samples") && strcmp(optarg, "cputime")) {
-				error_msg("invalid weight '%s': expected samples or cputime", optarg);
-				return usage_error(exit_code);
-			}
-			o->weight = optarg;
-			break;
-		case OPT_TRIGGER:
-			if (strcmp(optarg, "auto") && strcmp(optarg, "perf") && strcmp(optarg, "perf-stop") &&
-			    strcmp(optarg, "timer")) {
-				error_msg("invalid trigger '%s': expected auto, perf, perf-stop or timer", optarg);
-				return usage_error(exit_code);
-			}
-			o->trigger = strcmp(optarg, "auto") ? optarg : NULL;
-			break;
-		case OPT_INTERVAL: {
-			char *end;
-			double d;
-
-			errno = 0;
-			d = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !isfinite(d) ||
-			    d < CTPROF_INTERVAL_MIN || d > CTPROF_INTERVAL_MAX) {
-				error_msg("invalid interval '%s': expected seconds from %g to %g, e.g. 1 or 0.5",
-					  optarg, CTPROF_INTERVAL_MIN, CTPROF_INTERVAL_MAX);
-				return usage_error(exit_code);
-			}
-			o->interval = d;
-			break;
 		}
-		case OPT_EVERY: {
-			char *end;
-			double d;
-
-			errno = 0;
-			d = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !isfinite(d) ||
-			    d < CTPROF_EVERY_MIN || d > CTPROF_EVERY_MAX) {
-				error_msg("invalid interval '%s': expected seconds from %g to %g, e.g. 60",
-					  optarg, CTPROF_EVERY_MIN, CTPROF_EVERY_MAX);
-				return usage_error(exit_code);
-			}
-			o->every = d;
-			break;
-		}
-		case OPT_ABSOLUTE:
-			o->absolute = true;
-			break;
-		case OPT_UNWINDER:
-			if (!unwinder_find(optarg)) {
-				error_msg("invalid unwinder '%s': expected libunwind or libdw", optarg);
-				return usage_error(exit_code);
-			}
-			o->unwinder = optarg;
-			break;
-		case OPT_VERSION:
+		if (c == OPT_VERSION) {
 			printf("ctprof %s\n", CTPROF_VERSION);
 			*exit_code = 0;
 			return -1;
-		default:
-			/* getopt has printed what was wrong. */
-			fprintf(stderr, "Try 'ctprof --help' for more information.\n");
-			return usage_error(exit_code);
 		}
-	}
-
-	if (o->interval && !o->live) {
-		error_msg("--interval is for the live view: 'ctprof top --interval=%g ...'", o->interval);
-		return usage_error(exit_code);
-	}
-	if (o->live && live_check(o) < 0)
-		return usage_error(exit_code);
-	if (o->every && (o->live || o->report || o->dump || o->diffing)) {
-		error_msg("%s: --every is for a profile of a run; see 'ctprof --help'",
-			  o->live ? "top" : o->report ? "report" : o->dump ? "dump" : "diff");
-		return usage_error(exit_code);
-	}
-	if (o->absolute && !o->diffing) {
-		error_msg("--absolute is for 'ctprof diff BASE NEW'");
-		return usage_error(exit_code);
-	}
-	if (o->diffing)
-		return diff_check(o, argc, argv, exit_code);
-	if (o->every && every_check_patterns(o) < 0)
-		return usage_error(exit_code);
-	if (o->report) {
-		if (o->pid || o->duration || o->follow_forks || o->wall || o->weight || o->trigger || optind != argc - 1) {
-			error_msg(optind >= argc ? "report: give the profile file to read, e.g. ctprof report out.pb.gz"
-				  : "report: give one profile file and output options only; see 'ctprof --help'");
+		if (parse_option(c, o) < 0)
 			return usage_error(exit_code);
-		}
-		o->report = argv[optind];
-		verbose_level = o->verbose;
-		return 0;
 	}
-	if (o->dump) {
-		const char *bad = optind < argc ? "a command" : o->duration ? "-d" :
-			o->follow_forks ? "-f" : o->wall ? "--wall" : o->weight ? "--weight" :
-			o->trigger ? "--trigger" :
-			o->frequency != CTPROF_FREQ_DEFAULT ? "-F" : o->top ? "--top" :
-			o->per_thread ? "--per-thread" : o->lines ? "--lines" :
-			o->callgraph ? "--callgraph" : o->noutputs > 1 ? "a second -o" : NULL;
-
-		if (bad) {
-			error_msg("dump: %s does not apply; see 'ctprof --help'", bad);
-			return usage_error(exit_code);
-		}
-		if (!o->pid) {
-			error_msg("dump: give the process with -p PID");
-			return usage_error(exit_code);
-		}
-		verbose_level = o->verbose;
-		return 0;
-	}
-	if (optind < argc)
-		o->argv = argv + optind;
-	if (o->pid && o->argv) {
-		error_msg("give either -p PID or a command, not both");
-		return usage_error(exit_code);
-	}
-	if (!o->pid && !o->argv) {
-		error_msg("nothing to profile: give -p PID or a command; see 'ctprof --help'");
-		return usage_error(exit_code);
-	}
-	if (o->wall && o->trigger && !strncmp(o->trigger, "perf", 4)) {
-		error_msg("--wall samples blocked threads too, at the timer's ticks: give --trigger=timer or leave it out");
-		return usage_error(exit_code);
-	}
-	if (o->wall && o->weight && !strcmp(o->weight, "cputime")) {
-		error_msg("--wall counts time, --weight=cputime CPU time: give one of them");
-		return usage_error(exit_code);
-	}
-	o->cputime = !o->wall && !(o->weight && !strcmp(o->weight, "samples"));
-	verbose_level = o->verbose;
-	return 0;
+	return cli_check(o, argc, argv, exit_code);
 }

@@ -200,11 +200,147 @@ static void discard(void *arg, struct thread *t, const struct ktrigger_sample *s
 		user_unstacked(t, 1, s->ran_ns);
 }
 
+/* Whether to take a sample of T's ring at offset AT, of mode KERNEL; *RAN
+ * the time it stands for if not a period. */
+static bool ring_keep_sample(struct ktrigger *k, struct thread *t, uint64_t at, bool kernel, uint64_t *ran)
+{
+	struct perf_event_mmap_page *mp = (struct perf_event_mmap_page *)t->kt.kr_map;
+
+	/* What the sample stands for: the first, at a random
+	 * point of the period, one whole period (first_period());
+	 * those after it until the whole period is set, as the
+	 * first is read (the ring is read well after), each the
+	 * first period again; the rest, a whole period.  (A
+	 * task-clock sample's PERF_SAMPLE_PERIOD stays the first
+	 * period: it cannot tell.)  Of those short ones, one a
+	 * whole period of their time is kept, standing for a
+	 * whole period, from a random phase: each sample is one
+	 * period, as --weight=samples and top's samples a second
+	 * count them (a first period of 0.3 ms at 99 Hz gave 30
+	 * samples in the 10 ms before the ring was read). */
+	if (!t->kt.kr_full) {
+		ktrigger_full_period(k, t->kt.kr_fd);
+		t->kt.kr_full = true;
+		t->kt.kr_short_end = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
+	} else if (at < t->kt.kr_short_end) {
+		t->kt.kr_thin += t->kt.kr_first_ns;
+		if (t->kt.kr_thin < k->period_ns) {
+			if (!kernel)
+				user_unstacked(t, 1, t->kt.kr_first_ns);
+			return false;
+		}
+		t->kt.kr_thin -= k->period_ns;
+		*ran = t->kt.kr_first_ns;
+	}
+	return true;
+}
+
+/* The call chain at *PP (up to END), its user part into USER (S counts
+ * it), *PP moved past it; -1 if it runs past END or is in ctprof's stops. */
+static int ring_read_chain(struct ktrigger *k, struct thread *t, const unsigned char **pp,
+			   const unsigned char *end, uint64_t *user, struct ktrigger_sample *s)
+{
+	const unsigned char *p = *pp;
+	uint64_t chain = 0, ctx = 0;
+	bool in_signal = false;
+
+	/* The call chain, kernel then user, each after its
+	 * context mark.  A kernel tick in ctprof's own stops
+	 * is not the program's.  A thread sampled by its ring
+	 * alone has no such stops: its signal deliveries are
+	 * the program's own. */
+	memcpy(&chain, p, 8);
+	p += 8;
+	if (chain > (uint64_t)(end - p) / 8)
+		return -1;
+	for (uint64_t j = 0; j < chain; j++) {
+		uint64_t ip;
+
+		memcpy(&ip, p + 8 * j, 8);
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX)
+			ctx = ip;
+		else if (ctx == (uint64_t)PERF_CONTEXT_USER && s->nchain < KTRIGGER_USER_CHAIN)
+			user[s->nchain++] = ip;
+		else if (ctx == (uint64_t)PERF_CONTEXT_KERNEL && t->kt.ev_fd != t->kt.kr_fd)
+			for (unsigned q = 0; q < k->nstop_code; q++)
+				in_signal |= ip >= k->stop_code[q][0] && ip < k->stop_code[q][1];
+	}
+	p += 8 * chain;
+	if (in_signal) {
+		k->in_signal++;
+		return -1;
+	}
+	*pp = p;
+	return 0;
+}
+
+/* The user registers and stack at P (up to END) into S; -1 if they are
+ * not whole. */
+static int ring_read_regs(const unsigned char *p, const unsigned char *end, struct ktrigger_sample *s)
+{
+	uint64_t abi, regs[ARCH_PERF_NREGS], ssize = 0, dyn = 0;
+	unsigned nr = ARCH_PERF_NREGS;
+
+	memcpy(&abi, p, 8);
+	p += 8;
+	if (abi != PERF_SAMPLE_REGS_ABI_64)
+		return -1;
+	if (p + 8 * nr + 8 > end)
+		return -1;
+	memcpy(regs, p, 8 * nr);
+	p += 8 * nr;
+	memcpy(&ssize, p, 8);
+	p += 8;
+	if (!ssize || p + ssize + 8 > end)
+		return -1;
+	memcpy(&dyn, p + ssize, 8);
+	if (dyn > ssize)
+		dyn = ssize;
+	regs_from_perf(&s->regs, regs);
+	s->stack = p;
+	s->len = (size_t)dyn;
+	return 0;
+}
+
+/* The sample record REC (header H) at offset AT of T's ring, to FN if it
+ * is kept and whole.  Whether it went to FN. */
+static bool ring_sample(struct ktrigger *k, struct thread *t, const struct perf_event_header *h,
+			const unsigned char *rec, uint64_t at, ktrigger_sample_fn fn, void *arg)
+{
+	static uint64_t user_chain[KTRIGGER_USER_CHAIN];
+	const unsigned char *p = rec + sizeof(*h) + 8, *end = rec + h->size;
+	uint64_t ns = k->period_ns;
+	struct ktrigger_sample s = { .kernel = (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) !=
+					       PERF_RECORD_MISC_USER,
+				     .chain = user_chain };
+	uint64_t ran = 0;
+
+	if (!ring_keep_sample(k, t, at, s.kernel, &ran))
+		return false;
+	if (ring_read_chain(k, t, &p, end, user_chain, &s) < 0 || ring_read_regs(p, end, &s) < 0)
+		return false;
+	s.ns = ns;
+	s.ran_ns = ran ? ran : ns;
+	fn(arg, t, &s);
+	return true;
+}
+
+/* A record of LOST samples the ring had no room for, in REC. */
+static void ring_lost(struct ktrigger *k, struct thread *t, const unsigned char *rec)
+{
+	uint64_t lost;
+
+	memcpy(&lost, rec + sizeof(struct perf_event_header) + 8, sizeof(lost));
+	k->ring_lost += lost;
+	/* Their mode unknown, their time is left out of the
+	 * profile rather than put in the [kernel] row. */
+	user_unstacked(t, lost, lost * k->period_ns);
+}
+
 unsigned ktrigger_drain(struct ktrigger *k, struct thread *t, ktrigger_sample_fn fn, void *arg, unsigned max)
 {
 	static unsigned char rec[sizeof(struct perf_event_header) + 8 + 8 + 8 * 24 + 8 + KTRIGGER_RING_STACK + 8 +
 				 8 * (1 + RING_CHAIN_MAX + RING_CONTEXTS)];
-	static uint64_t user_chain[KTRIGGER_USER_CHAIN];
 	struct perf_event_mmap_page *mp;
 	const unsigned char *data;
 	uint64_t head, tail, size, at;
@@ -237,102 +373,10 @@ unsigned ktrigger_drain(struct ktrigger *k, struct thread *t, ktrigger_sample_fn
 			continue;
 		}
 		ring_copy(data, size, at, rec, h.size);
-		if (h.type == PERF_RECORD_LOST && h.size >= sizeof(h) + 16) {
-			uint64_t lost;
-
-			memcpy(&lost, rec + sizeof(h) + 8, sizeof(lost));
-			k->ring_lost += lost;
-			/* Their mode unknown, their time is left out of the
-			 * profile rather than put in the [kernel] row. */
-			user_unstacked(t, lost, lost * k->period_ns);
-		} else if (h.type == PERF_RECORD_SAMPLE) {
-			const unsigned char *p = rec + sizeof(h) + 8, *end = rec + h.size;
-			uint64_t abi, regs[ARCH_PERF_NREGS], ssize = 0, dyn = 0, chain = 0, ns = k->period_ns, ctx = 0;
-			struct ktrigger_sample s = { .kernel = (h.misc & PERF_RECORD_MISC_CPUMODE_MASK) !=
-								 PERF_RECORD_MISC_USER,
-						     .chain = user_chain };
-			uint64_t ran = 0;
-			struct user_regs_struct *r = &s.regs;
-			unsigned nr = ARCH_PERF_NREGS;
-			bool in_signal = false;
-
-			/* What the sample stands for: the first, at a random
-			 * point of the period, one whole period (first_period());
-			 * those after it until the whole period is set, as the
-			 * first is read (the ring is read well after), each the
-			 * first period again; the rest, a whole period.  (A
-			 * task-clock sample's PERF_SAMPLE_PERIOD stays the first
-			 * period: it cannot tell.)  Of those short ones, one a
-			 * whole period of their time is kept, standing for a
-			 * whole period, from a random phase: each sample is one
-			 * period, as --weight=samples and top's samples a second
-			 * count them (a first period of 0.3 ms at 99 Hz gave 30
-			 * samples in the 10 ms before the ring was read). */
-			if (!t->kt.kr_full) {
-				ktrigger_full_period(k, t->kt.kr_fd);
-				t->kt.kr_full = true;
-				t->kt.kr_short_end = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
-			} else if (at < t->kt.kr_short_end) {
-				t->kt.kr_thin += t->kt.kr_first_ns;
-				if (t->kt.kr_thin < k->period_ns) {
-					if (!s.kernel)
-						user_unstacked(t, 1, t->kt.kr_first_ns);
-					continue;
-				}
-				t->kt.kr_thin -= k->period_ns;
-				ran = t->kt.kr_first_ns;
-			}
-
-			/* The call chain, kernel then user, each after its
-			 * context mark.  A kernel tick in ctprof's own stops
-			 * is not the program's.  A thread sampled by its ring
-			 * alone has no such stops: its signal deliveries are
-			 * the program's own. */
-			memcpy(&chain, p, 8);
-			p += 8;
-			if (chain > (uint64_t)(end - p) / 8)
-				continue;
-			for (uint64_t j = 0; j < chain; j++) {
-				uint64_t ip;
-
-				memcpy(&ip, p + 8 * j, 8);
-				if (ip >= (uint64_t)PERF_CONTEXT_MAX)
-					ctx = ip;
-				else if (ctx == (uint64_t)PERF_CONTEXT_USER && s.nchain < KTRIGGER_USER_CHAIN)
-					user_chain[s.nchain++] = ip;
-				else if (ctx == (uint64_t)PERF_CONTEXT_KERNEL && t->kt.ev_fd != t->kt.kr_fd)
-					for (unsigned q = 0; q < k->nstop_code; q++)
-						in_signal |= ip >= k->stop_code[q][0] && ip < k->stop_code[q][1];
-			}
-			p += 8 * chain;
-			if (in_signal) {
-				k->in_signal++;
-				continue;
-			}
-			memcpy(&abi, p, 8);
-			p += 8;
-			if (abi != PERF_SAMPLE_REGS_ABI_64)
-				continue;
-			if (p + 8 * nr + 8 > end)
-				continue;
-			memcpy(regs, p, 8 * nr);
-			p += 8 * nr;
-			memcpy(&ssize, p, 8);
-			p += 8;
-			if (!ssize || p + ssize + 8 > end)
-				continue;
-			memcpy(&dyn, p + ssize, 8);
-			if (dyn > ssize)
-				dyn = ssize;
-			/* The registers come in the order of their bits. */
-			regs_from_perf(r, regs);
-			s.stack = p;
-			s.len = (size_t)dyn;
-			s.ns = ns;
-			s.ran_ns = ran ? ran : ns;
-			fn(arg, t, &s);
+		if (h.type == PERF_RECORD_LOST && h.size >= sizeof(h) + 16)
+			ring_lost(k, t, rec);
+		else if (h.type == PERF_RECORD_SAMPLE && ring_sample(k, t, &h, rec, at, fn, arg))
 			n++;
-		}
 	}
 	__atomic_store_n(&mp->data_tail, max ? tail : head, __ATOMIC_RELEASE);
 	return n;

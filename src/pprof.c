@@ -105,221 +105,294 @@ static char *prefixed(const char *prefix, const char *s)
 	return r;
 }
 
-int pprof_write(FILE *f, const struct profile *p, const struct run_info *ri,
-		const struct output_opts *oo)
-{
-	Perftools__Profiles__Profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
+/* The message pprof_write builds and the arrays it points into. */
+struct pprof_out {
+	Perftools__Profiles__Profile prof;
+	struct strtab st;	/* strings must outlive it: literals, the profile's, comment[], foot */
 	Perftools__Profiles__ValueType vt[3], *vtp[2];
-	Perftools__Profiles__Mapping *maps = xcalloc(p->nmaps + 1, sizeof(*maps));
-	Perftools__Profiles__Mapping **mapp = xcalloc(p->nmaps + 1, sizeof(*mapp));
-	Perftools__Profiles__Function *funcs = xcalloc(p->nfuncs + 1, sizeof(*funcs));
-	Perftools__Profiles__Function **funcp = xcalloc(p->nfuncs + 1, sizeof(*funcp));
-	Perftools__Profiles__Location *locs = xcalloc(p->nlocs + 1, sizeof(*locs));
-	Perftools__Profiles__Location **locp = xcalloc(p->nlocs + 1, sizeof(*locp));
-	Perftools__Profiles__Line *lines = xcalloc(p->nlines + 1, sizeof(*lines));
-	Perftools__Profiles__Line **linep = xcalloc(p->nlines + 1, sizeof(*linep));
-	Perftools__Profiles__Sample *samples = xcalloc(p->nsamples + 1, sizeof(*samples));
-	Perftools__Profiles__Sample **samplep = xcalloc(p->nsamples + 1, sizeof(*samplep));
-	/* thread and tid; with several processes, process and pid too */
-	bool procs = profile_multiprocess(p);
-	size_t nl = procs ? 4 : 2;
-	Perftools__Profiles__Label *labels = xcalloc(nl * p->nsamples + 1, sizeof(*labels));
-	Perftools__Profiles__Label **labelp = xcalloc(nl * p->nsamples + 1, sizeof(*labelp));
-	uint64_t *ids = xcalloc(p->nsample_locs + 1, sizeof(*ids));
-	int64_t *values = xcalloc(2 * p->nsamples + 1, sizeof(*values));
-	int64_t period = (int64_t)(1000000000ULL / (p->frequency ? p->frequency : 1));
-	struct strtab st = { 0 };	/* strings must outlive it: literals, the profile's, comment[], foot */
+	Perftools__Profiles__Mapping *maps, **mapp;
+	Perftools__Profiles__Function *funcs, **funcp;
+	Perftools__Profiles__Location *locs, **locp;
+	Perftools__Profiles__Line *lines, **linep;
+	Perftools__Profiles__Sample *samples, **samplep;
+	Perftools__Profiles__Label *labels, **labelp;
+	uint64_t *ids;
+	int64_t *values;
 	int64_t comments[6];
-	char comment[5][300], *foot, *head = NULL;
-	uint8_t *buf;
-	size_t i, len;
-	int ret;
+	char comment[5][300], *foot, *head;
+};
 
-	/* pprof's rule: string 0 is the empty string. */
-	GROW(st.strs, st.cap, 1);
-	st.strs[st.n++] = "";
+/* Sample types samples/count and cpu (or wall)/nanoseconds, the period
+ * 1e9/F of the latter, the time and duration. */
+static void build_value_types(struct pprof_out *w, const struct profile *p)
+{
+	Perftools__Profiles__ValueType *vt = w->vt;
+
 	vt[0] = (Perftools__Profiles__ValueType)PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
-	vt[0].type = strtab_add(&st, ("samples"));
-	vt[0].unit = strtab_add(&st, ("count"));
+	vt[0].type = strtab_add(&w->st, ("samples"));
+	vt[0].unit = strtab_add(&w->st, ("count"));
 	vt[1] = (Perftools__Profiles__ValueType)PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
-	vt[1].type = strtab_add(&st, (p->wall ? "wall" : "cpu"));
-	vt[1].unit = strtab_add(&st, ("nanoseconds"));
+	vt[1].type = strtab_add(&w->st, (p->wall ? "wall" : "cpu"));
+	vt[1].unit = strtab_add(&w->st, ("nanoseconds"));
 	vt[2] = vt[1];
-	vtp[0] = &vt[0];
-	vtp[1] = &vt[1];
-	prof.n_sample_type = 2;
-	prof.sample_type = vtp;
-	prof.period_type = &vt[2];
-	prof.period = period;
-	prof.time_nanos = p->time_ns;
-	prof.duration_nanos = p->duration_ns;
+	w->vtp[0] = &vt[0];
+	w->vtp[1] = &vt[1];
+	w->prof.n_sample_type = 2;
+	w->prof.sample_type = w->vtp;
+	w->prof.period_type = &vt[2];
+	w->prof.period = (int64_t)(1000000000ULL / (p->frequency ? p->frequency : 1));
+	w->prof.time_nanos = p->time_ns;
+	w->prof.duration_nanos = p->duration_ns;
+}
 
+/* One mapping per module, with its build id; the has_* flags come with
+ * the functions and locations. */
+static void build_mappings(struct pprof_out *w, const struct profile *p)
+{
+	size_t i;
+
+	w->maps = xcalloc(p->nmaps + 1, sizeof(*w->maps));
+	w->mapp = xcalloc(p->nmaps + 1, sizeof(*w->mapp));
 	for (i = 0; i < p->nmaps; i++) {
 		const struct pmap *pm = &p->maps[i];
-		Perftools__Profiles__Mapping *m = &maps[i];
+		Perftools__Profiles__Mapping *m = &w->maps[i];
 
 		*m = (Perftools__Profiles__Mapping)PERFTOOLS__PROFILES__MAPPING__INIT;
 		m->id = i + 1;
 		m->memory_start = pm->start;
 		m->memory_limit = pm->limit;
 		m->file_offset = pm->offset;
-		m->filename = strtab_add(&st, pm->file);
-		m->build_id = strtab_add(&st, pm->build_id);
+		m->filename = strtab_add(&w->st, pm->file);
+		m->build_id = strtab_add(&w->st, pm->build_id);
 		m->has_functions = 1;
-		mapp[i] = m;
+		w->mapp[i] = m;
 	}
-	prof.n_mapping = p->nmaps;
-	prof.mapping = mapp;
+	w->prof.n_mapping = p->nmaps;
+	w->prof.mapping = w->mapp;
+}
 
+static void build_functions(struct pprof_out *w, const struct profile *p)
+{
+	size_t i;
+
+	w->funcs = xcalloc(p->nfuncs + 1, sizeof(*w->funcs));
+	w->funcp = xcalloc(p->nfuncs + 1, sizeof(*w->funcp));
 	for (i = 0; i < p->nfuncs; i++) {
 		const struct pfunc *pf = &p->funcs[i];
-		Perftools__Profiles__Function *fn = &funcs[i];
+		Perftools__Profiles__Function *fn = &w->funcs[i];
 
 		*fn = (Perftools__Profiles__Function)PERFTOOLS__PROFILES__FUNCTION__INIT;
 		fn->id = i + 1;
-		fn->name = strtab_add(&st, pf->name);
-		fn->system_name = strtab_add(&st, pf->system_name);
-		fn->filename = strtab_add(&st, pf->file);
+		fn->name = strtab_add(&w->st, pf->name);
+		fn->system_name = strtab_add(&w->st, pf->system_name);
+		fn->filename = strtab_add(&w->st, pf->file);
 		fn->start_line = pf->line;
-		funcp[i] = fn;
+		w->funcp[i] = fn;
 		if (pf->mapping && pf->file)
-			maps[pf->mapping - 1].has_filenames = 1;
+			w->maps[pf->mapping - 1].has_filenames = 1;
 	}
-	prof.n_function = p->nfuncs;
-	prof.function = funcp;
+	w->prof.n_function = p->nfuncs;
+	w->prof.function = w->funcp;
+}
 
+/* One location per distinct address, its inline chain as its lines. */
+static void build_locations(struct pprof_out *w, const struct profile *p)
+{
+	size_t i;
+
+	w->lines = xcalloc(p->nlines + 1, sizeof(*w->lines));
+	w->linep = xcalloc(p->nlines + 1, sizeof(*w->linep));
 	for (i = 0; i < p->nlines; i++) {
-		lines[i] = (Perftools__Profiles__Line)PERFTOOLS__PROFILES__LINE__INIT;
-		lines[i].function_id = p->lines[i].func + 1;
-		lines[i].line = p->lines[i].line;
-		linep[i] = &lines[i];
+		w->lines[i] = (Perftools__Profiles__Line)PERFTOOLS__PROFILES__LINE__INIT;
+		w->lines[i].function_id = p->lines[i].func + 1;
+		w->lines[i].line = p->lines[i].line;
+		w->linep[i] = &w->lines[i];
 	}
+	w->locs = xcalloc(p->nlocs + 1, sizeof(*w->locs));
+	w->locp = xcalloc(p->nlocs + 1, sizeof(*w->locp));
 	for (i = 0; i < p->nlocs; i++) {
 		const struct ploc *pl = &p->locs[i];
-		Perftools__Profiles__Location *l = &locs[i];
+		Perftools__Profiles__Location *l = &w->locs[i];
 
 		*l = (Perftools__Profiles__Location)PERFTOOLS__PROFILES__LOCATION__INIT;
 		l->id = i + 1;
 		l->mapping_id = pl->mapping;
 		l->address = pl->address;
 		l->n_line = pl->nlines;
-		l->line = &linep[pl->first_line];
-		locp[i] = l;
+		l->line = &w->linep[pl->first_line];
+		w->locp[i] = l;
 		if (pl->mapping) {
 			if (pl->nlines > 1)
-				maps[pl->mapping - 1].has_inline_frames = 1;
+				w->maps[pl->mapping - 1].has_inline_frames = 1;
 			if (pl->nlines && p->lines[pl->first_line].line)
-				maps[pl->mapping - 1].has_line_numbers = 1;
+				w->maps[pl->mapping - 1].has_line_numbers = 1;
 		}
 	}
-	prof.n_location = p->nlocs;
-	prof.location = locp;
+	w->prof.n_location = p->nlocs;
+	w->prof.location = w->locp;
+}
 
+/* PS's labels in LB: thread and tid; with PROCS, process and pid too. */
+static void build_labels(struct pprof_out *w, const struct profile *p, const struct psample *ps,
+			 Perftools__Profiles__Label *lb, bool procs)
+{
+	const char *tname = profile_thread_name(p, ps->tid);
+
+	lb[0] = (Perftools__Profiles__Label)PERFTOOLS__PROFILES__LABEL__INIT;
+	lb[0].key = strtab_add(&w->st, ("thread"));
+	lb[0].str = strtab_add(&w->st, (tname ? tname : "?"));
+	lb[1] = (Perftools__Profiles__Label)PERFTOOLS__PROFILES__LABEL__INIT;
+	lb[1].key = strtab_add(&w->st, ("tid"));
+	lb[1].num = ps->tid;
+	if (procs) {
+		const char *pname = profile_process_name(p, ps->pid);
+
+		lb[2] = (Perftools__Profiles__Label)PERFTOOLS__PROFILES__LABEL__INIT;
+		lb[2].key = strtab_add(&w->st, ("process"));
+		lb[2].str = strtab_add(&w->st, (pname ? pname : "?"));
+		lb[3] = (Perftools__Profiles__Label)PERFTOOLS__PROFILES__LABEL__INIT;
+		lb[3].key = strtab_add(&w->st, ("pid"));
+		lb[3].num = ps->pid;
+	}
+}
+
+/* Each sample: its locations, its count and time, its labels. */
+static void build_samples(struct pprof_out *w, const struct profile *p)
+{
+	/* thread and tid; with several processes, process and pid too */
+	bool procs = profile_multiprocess(p);
+	size_t nl = procs ? 4 : 2;
+	size_t i;
+
+	w->samples = xcalloc(p->nsamples + 1, sizeof(*w->samples));
+	w->samplep = xcalloc(p->nsamples + 1, sizeof(*w->samplep));
+	w->labels = xcalloc(nl * p->nsamples + 1, sizeof(*w->labels));
+	w->labelp = xcalloc(nl * p->nsamples + 1, sizeof(*w->labelp));
+	w->ids = xcalloc(p->nsample_locs + 1, sizeof(*w->ids));
+	w->values = xcalloc(2 * p->nsamples + 1, sizeof(*w->values));
 	for (i = 0; i < p->nsamples; i++) {
 		const struct psample *ps = &p->samples[i];
-		Perftools__Profiles__Sample *s = &samples[i];
-		const char *tname = profile_thread_name(p, ps->tid);
-		Perftools__Profiles__Label *lb;
+		Perftools__Profiles__Sample *s = &w->samples[i];
 		uint32_t k;
 
 		*s = (Perftools__Profiles__Sample)PERFTOOLS__PROFILES__SAMPLE__INIT;
 		for (k = 0; k < ps->nlocs; k++)
-			ids[ps->first_loc + k] = p->sample_locs[ps->first_loc + k] + 1;
+			w->ids[ps->first_loc + k] = p->sample_locs[ps->first_loc + k] + 1;
 		s->n_location_id = ps->nlocs;
-		s->location_id = &ids[ps->first_loc];
-		values[2 * i] = (int64_t)ps->count;
-		values[2 * i + 1] = ps->ns > INT64_MAX ? INT64_MAX : (int64_t)ps->ns;
+		s->location_id = &w->ids[ps->first_loc];
+		w->values[2 * i] = (int64_t)ps->count;
+		w->values[2 * i + 1] = ps->ns > INT64_MAX ? INT64_MAX : (int64_t)ps->ns;
 		s->n_value = 2;
-		s->value = &values[2 * i];
-		lb = &labels[nl * i];
-		lb[0] = (Perftools__Profiles__Label)PERFTOOLS__PROFILES__LABEL__INIT;
-		lb[0].key = strtab_add(&st, ("thread"));
-		lb[0].str = strtab_add(&st, (tname ? tname : "?"));
-		lb[1] = (Perftools__Profiles__Label)PERFTOOLS__PROFILES__LABEL__INIT;
-		lb[1].key = strtab_add(&st, ("tid"));
-		lb[1].num = ps->tid;
-		if (procs) {
-			const char *pname = profile_process_name(p, ps->pid);
-
-			lb[2] = (Perftools__Profiles__Label)PERFTOOLS__PROFILES__LABEL__INIT;
-			lb[2].key = strtab_add(&st, ("process"));
-			lb[2].str = strtab_add(&st, (pname ? pname : "?"));
-			lb[3] = (Perftools__Profiles__Label)PERFTOOLS__PROFILES__LABEL__INIT;
-			lb[3].key = strtab_add(&st, ("pid"));
-			lb[3].num = ps->pid;
-		}
+		s->value = &w->values[2 * i];
+		build_labels(w, p, ps, &w->labels[nl * i], procs);
 		for (k = 0; k < nl; k++)
-			labelp[nl * i + k] = &lb[k];
+			w->labelp[nl * i + k] = &w->labels[nl * i + k];
 		s->n_label = nl;
-		s->label = &labelp[nl * i];
-		samplep[i] = s;
+		s->label = &w->labelp[nl * i];
+		w->samplep[i] = s;
 	}
-	prof.n_sample = p->nsamples;
-	prof.sample = samplep;
+	w->prof.n_sample = p->nsamples;
+	w->prof.sample = w->samplep;
+}
 
-	/* What pprof cannot say by itself, for 'ctprof report' to read back. */
-	snprintf(comment[0], sizeof(comment[0]), "ctprof: pid %d (%s)", p->pid, p->comm ? p->comm : "?");
-	snprintf(comment[1], sizeof(comment[1]), "ctprof: threads %zu",
+/* What pprof cannot say by itself, for 'ctprof report' to read back. */
+static void build_comments(struct pprof_out *w, const struct profile *p, const struct run_info *ri)
+{
+	Perftools__Profiles__Profile *prof = &w->prof;
+
+	snprintf(w->comment[0], sizeof(w->comment[0]), "ctprof: pid %d (%s)", p->pid, p->comm ? p->comm : "?");
+	snprintf(w->comment[1], sizeof(w->comment[1]), "ctprof: threads %zu",
 		 ri ? ri->threads_seen : p->threads_seen ? p->threads_seen : p->nthreads);
 	/* The report's last lines: the line of what was lost and the notes. */
 	if (ri) {
 		char *rf = report_footer(p, ri);
 
-		foot = prefixed("ctprof: report: ", rf);
+		w->foot = prefixed("ctprof: report: ", rf);
 		free(rf);
 	} else {
-		foot = prefixed("ctprof: report: ", p->footer ? p->footer : "");
+		w->foot = prefixed("ctprof: report: ", p->footer ? p->footer : "");
 	}
-	comments[0] = strtab_add(&st, comment[0]);
-	comments[1] = strtab_add(&st, comment[1]);
-	comments[2] = strtab_add(&st, foot);
-	prof.n_comment = ri || p->footer ? 3 : 2;
+	w->comments[0] = strtab_add(&w->st, w->comment[0]);
+	w->comments[1] = strtab_add(&w->st, w->comment[1]);
+	w->comments[2] = strtab_add(&w->st, w->foot);
+	prof->n_comment = ri || p->footer ? 3 : 2;
 	if (p->cputime) {
-		snprintf(comment[3], sizeof(comment[3]), "ctprof: weight cputime, kernel %llu ns",
+		snprintf(w->comment[3], sizeof(w->comment[3]), "ctprof: weight cputime, kernel %llu ns",
 			 (unsigned long long)p->kernel_cpu_ns);
-		comments[prof.n_comment++] = strtab_add(&st, comment[3]);
+		w->comments[prof->n_comment++] = strtab_add(&w->st, w->comment[3]);
 	}
 	/* The report's first line, where the table is wrong. */
 	if (ri ? report_header(ri) != NULL : p->header != NULL) {
-		head = prefixed("ctprof: header: ", ri ? report_header(ri) : p->header);
-		comments[prof.n_comment++] = strtab_add(&st, head);
+		w->head = prefixed("ctprof: header: ", ri ? report_header(ri) : p->header);
+		w->comments[prof->n_comment++] = strtab_add(&w->st, w->head);
 	}
 	if (p->timed_ns) {
-		snprintf(comment[4], sizeof(comment[4]), "ctprof: timed by the kernel, period %llu ns, kernel %s %llu ns",
+		snprintf(w->comment[4], sizeof(w->comment[4]), "ctprof: timed by the kernel, period %llu ns, kernel %s %llu ns",
 			 (unsigned long long)p->timed_ns, p->kernel_sampled ? "sampled" : "row",
 			 (unsigned long long)p->kernel_row_ns);
-		comments[prof.n_comment++] = strtab_add(&st, comment[4]);
+		w->comments[prof->n_comment++] = strtab_add(&w->st, w->comment[4]);
 	}
-	prof.comment = comments;
+	prof->comment = w->comments;
+}
 
-	prof.n_string_table = st.n;
-	prof.string_table = (char **)st.strs;
-	len = perftools__profiles__profile__get_packed_size(&prof);
-	buf = xmalloc(len);
-	perftools__profiles__profile__pack(&prof, buf);
+/* PROF packed and gzipped into F, flushed: 0 or -errno. */
+static int write_packed(FILE *f, const Perftools__Profiles__Profile *prof)
+{
+	size_t len = perftools__profiles__profile__get_packed_size(prof);
+	uint8_t *buf = xmalloc(len);
+	int ret;
+
+	perftools__profiles__profile__pack(prof, buf);
 	ret = write_gzip(f, buf, len);
 	if (ret == 0 && (fflush(f) == EOF || ferror(f)))
 		ret = -(errno ? errno : EIO);
-
 	free(buf);
-	free(foot);
-	free(head);
-	free(st.strs);
-	free(st.hash);
-	free(maps);
-	free(mapp);
-	free(funcs);
-	free(funcp);
-	free(locs);
-	free(locp);
-	free(lines);
-	free(linep);
-	free(samples);
-	free(samplep);
-	free(labels);
-	free(labelp);
-	free(ids);
-	free(values);
+	return ret;
+}
+
+static void pprof_out_free(struct pprof_out *w)
+{
+	free(w->foot);
+	free(w->head);
+	free(w->st.strs);
+	free(w->st.hash);
+	free(w->maps);
+	free(w->mapp);
+	free(w->funcs);
+	free(w->funcp);
+	free(w->locs);
+	free(w->locp);
+	free(w->lines);
+	free(w->linep);
+	free(w->samples);
+	free(w->samplep);
+	free(w->labels);
+	free(w->labelp);
+	free(w->ids);
+	free(w->values);
+}
+
+int pprof_write(FILE *f, const struct profile *p, const struct run_info *ri,
+		const struct output_opts *oo)
+{
+	struct pprof_out w = { .prof = PERFTOOLS__PROFILES__PROFILE__INIT };
+	int ret;
+
+	/* pprof's rule: string 0 is the empty string. */
+	GROW(w.st.strs, w.st.cap, 1);
+	w.st.strs[w.st.n++] = "";
+	/* The strings go into the table in this order: keep it, the file's
+	 * bytes depend on it. */
+	build_value_types(&w, p);
+	build_mappings(&w, p);
+	build_functions(&w, p);
+	build_locations(&w, p);
+	build_samples(&w, p);
+	build_comments(&w, p, ri);
+	w.prof.n_string_table = w.st.n;
+	w.prof.string_table = (char **)w.st.strs;
+	ret = write_packed(f, &w.prof);
+	pprof_out_free(&w);
 	return ret;
 }
 
@@ -456,14 +529,15 @@ static int by_id_loc(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Ids must be non-zero and unique (sorted: no two equal neighbours). */
+/* Ids must be non-zero and unique (sorted: no two equal neighbours): in a
+ * step of the reader, -1 with r->bad set if they are not. */
 #define CHECK_IDS(arr, n, what)                                                   \
 	do {                                                                      \
 		size_t k_;                                                        \
 		for (k_ = 0; k_ < (n); k_++)                                      \
 			if (!(arr)[k_]->id || (k_ && (arr)[k_]->id == (arr)[k_ - 1]->id)) { \
-				bad = what " ids are zero or not unique";          \
-				goto invalid;                                     \
+				r->bad = what " ids are zero or not unique";       \
+				return -1;                                        \
 			}                                                         \
 	} while (0)
 
@@ -482,75 +556,97 @@ int pprof_read(const char *path, struct profile *p)
 	return ret;
 }
 
-int pprof_read_mem(const uint8_t *raw, size_t rawlen, const char *path, struct profile *p)
-{
-	Perftools__Profiles__Profile *pr = NULL;
-	uint8_t *data;
-	size_t len = 0, i;
-	const char *bad = NULL;
-	long count_idx = -1, cpu_idx = -1;
+/* What the steps of reading one profile share.  A step returns 0, or -1
+ * with bad set to what makes the profile invalid. */
+struct pprof_reader {
+	Perftools__Profiles__Profile *pr;
+	struct profile *p;
+	const char *bad;
+	long count_idx, cpu_idx;        /* samples/count, cpu/nanoseconds values; -1: none */
+	int64_t period, total_ns;
 	uint32_t *loc_of;               /* location index -> profile loc index */
 	uint32_t *map_of;               /* mapping index -> profile map (1-based) */
 	uint32_t *func_map;             /* function index -> mapping, from its first location */
-	int64_t period = 0, total_ns = 0;
+};
+
+/* The message in RAW, gzipped or not; NULL after saying why there is none. */
+static Perftools__Profiles__Profile *pprof_unpack(const uint8_t *raw, size_t rawlen, const char *path)
+{
+	Perftools__Profiles__Profile *pr;
+	const char *bad = NULL;
+	uint8_t *data;
+	size_t len = 0;
 
 	if (!rawlen) {
 		error_msg("cannot read '%s': the file is empty", path);
-		return -1;
+		return NULL;
 	}
 	if (rawlen >= 2 && raw[0] == 0x1f && raw[1] == 0x8b) {
 		data = gunzip(raw, rawlen, &len, &bad);
 		if (!data) {
 			error_msg("cannot read '%s': %s", path, bad);
-			return -1;
+			return NULL;
 		}
 		pr = perftools__profiles__profile__unpack(NULL, len, data);
 		free(data);
 	} else {
 		pr = perftools__profiles__profile__unpack(NULL, rawlen, raw);
 	}
-	if (!pr) {
+	if (!pr)
 		error_msg("cannot read '%s': not a pprof profile (neither gzip nor a valid profile.proto message)",
 			  path);
-		return -1;
-	}
+	return pr;
+}
+
+/* The string table's first string, the sample types and the period.  -1
+ * also, with bad unset, after saying that it is not a CPU profile. */
+static int read_value_types(struct pprof_reader *r, const char *path)
+{
+	const Perftools__Profiles__Profile *pr = r->pr;
+	size_t i;
 
 	/* The validity rules pprof itself enforces. */
 	if (!pr->n_string_table || !pr->string_table[0] || pr->string_table[0][0]) {
-		bad = "its string table does not start with the empty string";
-		goto invalid;
+		r->bad = "its string table does not start with the empty string";
+		return -1;
 	}
 	for (i = 0; i < pr->n_sample_type; i++) {
 		const char *type = str_at(pr, pr->sample_type[i]->type);
 		const char *unit = str_at(pr, pr->sample_type[i]->unit);
 
 		if (!type || !unit) {
-			bad = "a sample type names a string out of range";
-			goto invalid;
+			r->bad = "a sample type names a string out of range";
+			return -1;
 		}
 		if (!strcmp(type, "samples") && !strcmp(unit, "count")) {
-			count_idx = (long)i;
+			r->count_idx = (long)i;
 		} else if ((!strcmp(type, "cpu") || !strcmp(type, "wall")) && !strcmp(unit, "nanoseconds")) {
-			cpu_idx = (long)i;
-			p->wall = !strcmp(type, "wall");
+			r->cpu_idx = (long)i;
+			r->p->wall = !strcmp(type, "wall");
 		}
 	}
-	if (count_idx < 0 && cpu_idx < 0) {
+	if (r->count_idx < 0 && r->cpu_idx < 0) {
 		error_msg("cannot read '%s': it is not a CPU profile (it has no samples/count or cpu/nanoseconds values%s%s)",
 			  path, pr->n_sample_type ? "; its first is " : "",
 			  pr->n_sample_type ? str_at(pr, pr->sample_type[0]->type) : "");
-		perftools__profiles__profile__free_unpacked(pr, NULL);
 		return -1;
 	}
 	if (pr->period_type && str_at(pr, pr->period_type->type) &&
 	    (!strcmp(str_at(pr, pr->period_type->type), "cpu") ||
 	     !strcmp(str_at(pr, pr->period_type->type), "wall")) &&
 	    str_at(pr, pr->period_type->unit) && !strcmp(str_at(pr, pr->period_type->unit), "nanoseconds"))
-		period = pr->period;
-	if (count_idx < 0 && period <= 0) {
-		bad = "it has CPU time but no period to turn it into samples";
-		goto invalid;
+		r->period = pr->period;
+	if (r->count_idx < 0 && r->period <= 0) {
+		r->bad = "it has CPU time but no period to turn it into samples";
+		return -1;
 	}
+	return 0;
+}
+
+/* Mappings, functions and locations in the order of their ids, for FIND_ID. */
+static int sort_by_id(struct pprof_reader *r)
+{
+	Perftools__Profiles__Profile *pr = r->pr;
 
 	/* A profile may have none of these: their arrays are NULL then. */
 	if (pr->n_mapping)
@@ -562,17 +658,24 @@ int pprof_read_mem(const uint8_t *raw, size_t rawlen, const char *path, struct p
 	CHECK_IDS(pr->mapping, pr->n_mapping, "mapping");
 	CHECK_IDS(pr->function, pr->n_function, "function");
 	CHECK_IDS(pr->location, pr->n_location, "location");
+	return 0;
+}
 
-	map_of = xcalloc(pr->n_mapping + 1, sizeof(*map_of));
+static int read_mappings(struct pprof_reader *r)
+{
+	const Perftools__Profiles__Profile *pr = r->pr;
+	struct profile *p = r->p;
+	size_t i;
+
+	r->map_of = xcalloc(pr->n_mapping + 1, sizeof(*r->map_of));
 	for (i = 0; i < pr->n_mapping; i++) {
 		const Perftools__Profiles__Mapping *m = pr->mapping[i];
 		const char *file = str_at(pr, m->filename), *slash;
 		struct pmap *pm;
 
 		if (!file || !str_at(pr, m->build_id)) {
-			free(map_of);
-			bad = "a mapping names a string out of range";
-			goto invalid;
+			r->bad = "a mapping names a string out of range";
+			return -1;
 		}
 		GROW(p->maps, p->maps_cap, p->nmaps + 1);
 		pm = &p->maps[p->nmaps++];
@@ -585,11 +688,19 @@ int pprof_read_mem(const uint8_t *raw, size_t rawlen, const char *path, struct p
 		pm->start = m->memory_start;
 		pm->limit = m->memory_limit;
 		pm->offset = m->file_offset;
-		map_of[i] = (uint32_t)p->nmaps;
+		r->map_of[i] = (uint32_t)p->nmaps;
 	}
+	return 0;
+}
 
-	func_map = xcalloc(pr->n_function + 1, sizeof(*func_map));
-	loc_of = xcalloc(pr->n_location + 1, sizeof(*loc_of));
+/* Each function's mapping, that of the first location with it; checks that
+ * the mapping and the functions of every location are there. */
+static int map_functions(struct pprof_reader *r)
+{
+	const Perftools__Profiles__Profile *pr = r->pr;
+	size_t i;
+
+	r->func_map = xcalloc(pr->n_function + 1, sizeof(*r->func_map));
 	for (i = 0; i < pr->n_location; i++) {
 		const Perftools__Profiles__Location *l = pr->location[i];
 		long mi = -1;
@@ -598,8 +709,8 @@ int pprof_read_mem(const uint8_t *raw, size_t rawlen, const char *path, struct p
 		if (l->mapping_id) {
 			FIND_ID(pr->mapping, pr->n_mapping, l->mapping_id, mi);
 			if (mi < 0) {
-				bad = "a location names a mapping that is not there";
-				goto invalid_free;
+				r->bad = "a location names a mapping that is not there";
+				return -1;
 			}
 		}
 		for (k = 0; k < l->n_line; k++) {
@@ -607,70 +718,162 @@ int pprof_read_mem(const uint8_t *raw, size_t rawlen, const char *path, struct p
 
 			FIND_ID(pr->function, pr->n_function, l->line[k]->function_id, fi);
 			if (fi < 0) {
-				bad = "a location names a function that is not there";
-				goto invalid_free;
+				r->bad = "a location names a function that is not there";
+				return -1;
 			}
-			if (!func_map[fi] && mi >= 0)
-				func_map[fi] = map_of[mi];
+			if (!r->func_map[fi] && mi >= 0)
+				r->func_map[fi] = r->map_of[mi];
 		}
 	}
+	return 0;
+}
+
+/* L's lines, innermost first, each with its function, as PL's. */
+static int read_location_lines(struct pprof_reader *r, const Perftools__Profiles__Location *l,
+			       struct ploc *pl)
+{
+	const Perftools__Profiles__Profile *pr = r->pr;
+	struct profile *p = r->p;
+	size_t k;
+
+	GROW(p->lines, p->lines_cap, p->nlines + l->n_line + 1);
+	for (k = 0; k < l->n_line; k++) {
+		const Perftools__Profiles__Function *fn;
+		const char *name, *file;
+		long fi;
+
+		FIND_ID(pr->function, pr->n_function, l->line[k]->function_id, fi);
+		fn = pr->function[fi];
+		name = str_at(pr, fn->name);
+		file = str_at(pr, fn->filename);
+		if (!name || !file || !str_at(pr, fn->system_name)) {
+			r->bad = "a function names a string out of range";
+			return -1;
+		}
+		if (!*name)
+			name = str_at(pr, fn->system_name);
+		p->lines[p->nlines].func = profile_add_func(p, *name ? name : "?", *file ? file : NULL,
+							    fn->start_line > 0 && fn->start_line < INT32_MAX ? (int)fn->start_line : 0,
+							    r->func_map[fi]);
+		if (*str_at(pr, fn->system_name))
+			p->funcs[p->lines[p->nlines].func].system_name =
+				strpool_intern(&p->strings, str_at(pr, fn->system_name));
+		p->lines[p->nlines].line = l->line[k]->line > 0 && l->line[k]->line < INT32_MAX ?
+					   (int)l->line[k]->line : 0;
+		p->nlines++;
+		pl->nlines++;
+	}
+	return 0;
+}
+
+/* No symbols: name it by module and address, as a live run does. */
+static void name_by_address(struct profile *p, const Perftools__Profiles__Location *l, struct ploc *pl)
+{
+	char buf[300];
+
+	if (pl->mapping)
+		snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, p->maps[pl->mapping - 1].name,
+			 l->address - p->maps[pl->mapping - 1].start + p->maps[pl->mapping - 1].offset);
+	else
+		snprintf(buf, sizeof(buf), "[anon]+0x%" PRIx64, l->address);
+	p->lines[p->nlines].func = profile_add_func(p, buf, NULL, 0, pl->mapping);
+	p->lines[p->nlines].line = 0;
+	p->nlines++;
+	pl->nlines = 1;
+}
+
+static int read_locations(struct pprof_reader *r)
+{
+	const Perftools__Profiles__Profile *pr = r->pr;
+	struct profile *p = r->p;
+	size_t i;
+
+	r->loc_of = xcalloc(pr->n_location + 1, sizeof(*r->loc_of));
 	for (i = 0; i < pr->n_location; i++) {
 		const Perftools__Profiles__Location *l = pr->location[i];
 		struct ploc *pl;
 		long mi = -1;
-		size_t k;
 
 		if (l->mapping_id)
 			FIND_ID(pr->mapping, pr->n_mapping, l->mapping_id, mi);
 		GROW(p->locs, p->locs_cap, p->nlocs + 1);
 		pl = &p->locs[p->nlocs];
 		pl->address = l->address;
-		pl->mapping = mi >= 0 ? map_of[mi] : 0;
+		pl->mapping = mi >= 0 ? r->map_of[mi] : 0;
 		pl->first_line = (uint32_t)p->nlines;
 		pl->nlines = 0;
-		GROW(p->lines, p->lines_cap, p->nlines + l->n_line + 1);
-		for (k = 0; k < l->n_line; k++) {
-			const Perftools__Profiles__Function *fn;
-			const char *name, *file;
-			long fi;
-
-			FIND_ID(pr->function, pr->n_function, l->line[k]->function_id, fi);
-			fn = pr->function[fi];
-			name = str_at(pr, fn->name);
-			file = str_at(pr, fn->filename);
-			if (!name || !file || !str_at(pr, fn->system_name)) {
-				bad = "a function names a string out of range";
-				goto invalid_free;
-			}
-			if (!*name)
-				name = str_at(pr, fn->system_name);
-			p->lines[p->nlines].func = profile_add_func(p, *name ? name : "?", *file ? file : NULL,
-								    fn->start_line > 0 && fn->start_line < INT32_MAX ? (int)fn->start_line : 0,
-								    func_map[fi]);
-			if (*str_at(pr, fn->system_name))
-				p->funcs[p->lines[p->nlines].func].system_name =
-					strpool_intern(&p->strings, str_at(pr, fn->system_name));
-			p->lines[p->nlines].line = l->line[k]->line > 0 && l->line[k]->line < INT32_MAX ?
-						   (int)l->line[k]->line : 0;
-			p->nlines++;
-			pl->nlines++;
-		}
-		if (!pl->nlines) {
-			/* No symbols: name it by module and address, as a live run does. */
-			char buf[300];
-
-			if (pl->mapping)
-				snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, p->maps[pl->mapping - 1].name,
-					 l->address - p->maps[pl->mapping - 1].start + p->maps[pl->mapping - 1].offset);
-			else
-				snprintf(buf, sizeof(buf), "[anon]+0x%" PRIx64, l->address);
-			p->lines[p->nlines].func = profile_add_func(p, buf, NULL, 0, pl->mapping);
-			p->lines[p->nlines].line = 0;
-			p->nlines++;
-			pl->nlines = 1;
-		}
-		loc_of[i] = (uint32_t)p->nlocs++;
+		if (read_location_lines(r, l, pl) < 0)
+			return -1;
+		if (!pl->nlines)
+			name_by_address(p, l, pl);
+		r->loc_of[i] = (uint32_t)p->nlocs++;
 	}
+	return 0;
+}
+
+/* The count and the time in ns sample S stands for, in range. */
+static int sample_weight(struct pprof_reader *r, const Perftools__Profiles__Sample *s,
+			 int64_t *count, int64_t *time_ns)
+{
+	int64_t v, ns;
+
+	if (s->n_value != r->pr->n_sample_type) {
+		r->bad = "a sample's values do not match the sample types";
+		return -1;
+	}
+	v = r->count_idx >= 0 ? s->value[r->count_idx] : s->value[r->cpu_idx] / r->period;
+	/* 2^40 samples is 350 years at 99 Hz: anything more is garbage,
+	 * and sums of it would overflow. */
+	if (v < 0 || v > (1LL << 40)) {
+		r->bad = "a sample's count is out of range";
+		return -1;
+	}
+	/* The time it stands for: as written (CPU-time weights), or
+	 * its count of periods. */
+	if (r->cpu_idx >= 0)
+		ns = s->value[r->cpu_idx];
+	else if (__builtin_mul_overflow(v, r->period > 0 ? r->period : 1000000000, &ns))
+		ns = -1;
+	if (ns < 0 || ns > (1LL << 55) || (r->total_ns += ns) > (1LL << 62)) {
+		r->bad = "a sample's time is out of range";
+		return -1;
+	}
+	*count = v;
+	*time_ns = ns;
+	return 0;
+}
+
+/* The thread and process of PS from S's labels: ids, then names. */
+static void read_sample_labels(struct pprof_reader *r, const Perftools__Profiles__Sample *s,
+			       struct psample *ps)
+{
+	size_t k;
+
+	for (k = 0; k < s->n_label; k++) {
+		const char *key = str_at(r->pr, s->label[k]->key);
+
+		if (key && !strcmp(key, "tid") && s->label[k]->num > 0 && s->label[k]->num < INT32_MAX)
+			ps->tid = (pid_t)s->label[k]->num;
+		if (key && !strcmp(key, "pid") && s->label[k]->num > 0 && s->label[k]->num < INT32_MAX)
+			ps->pid = (pid_t)s->label[k]->num;
+	}
+	for (k = 0; k < s->n_label; k++) {
+		const char *key = str_at(r->pr, s->label[k]->key);
+		const char *val = str_at(r->pr, s->label[k]->str);
+
+		if (key && val && *val && !strcmp(key, "thread"))
+			profile_set_thread(r->p, ps->tid, val);
+		if (key && val && *val && !strcmp(key, "process") && ps->pid)
+			profile_set_process(r->p, ps->pid, val);
+	}
+}
+
+/* The samples; those with no location are left out of the profile. */
+static int read_samples(struct pprof_reader *r)
+{
+	const Perftools__Profiles__Profile *pr = r->pr;
+	struct profile *p = r->p;
+	size_t i;
 
 	for (i = 0; i < pr->n_sample; i++) {
 		const Perftools__Profiles__Sample *s = pr->sample[i];
@@ -678,27 +881,8 @@ int pprof_read_mem(const uint8_t *raw, size_t rawlen, const char *path, struct p
 		int64_t v, ns;
 		size_t k;
 
-		if (s->n_value != pr->n_sample_type) {
-			bad = "a sample's values do not match the sample types";
-			goto invalid_free;
-		}
-		v = count_idx >= 0 ? s->value[count_idx] : s->value[cpu_idx] / period;
-		/* 2^40 samples is 350 years at 99 Hz: anything more is garbage,
-		 * and sums of it would overflow. */
-		if (v < 0 || v > (1LL << 40)) {
-			bad = "a sample's count is out of range";
-			goto invalid_free;
-		}
-		/* The time it stands for: as written (CPU-time weights), or
-		 * its count of periods. */
-		if (cpu_idx >= 0)
-			ns = s->value[cpu_idx];
-		else if (__builtin_mul_overflow(v, period > 0 ? period : 1000000000, &ns))
-			ns = -1;
-		if (ns < 0 || ns > (1LL << 55) || (total_ns += ns) > (1LL << 62)) {
-			bad = "a sample's time is out of range";
-			goto invalid_free;
-		}
+		if (sample_weight(r, s, &v, &ns) < 0)
+			return -1;
 		GROW(p->samples, p->samples_cap, p->nsamples + 1);
 		ps = &p->samples[p->nsamples];
 		ps->count = (uint64_t)v;
@@ -713,38 +897,28 @@ int pprof_read_mem(const uint8_t *raw, size_t rawlen, const char *path, struct p
 
 			FIND_ID(pr->location, pr->n_location, s->location_id[k], li);
 			if (li < 0) {
-				bad = "a sample names a location that is not there";
-				goto invalid_free;
+				r->bad = "a sample names a location that is not there";
+				return -1;
 			}
-			p->sample_locs[p->nsample_locs++] = loc_of[li];
+			p->sample_locs[p->nsample_locs++] = r->loc_of[li];
 			ps->nlocs++;
 		}
-		for (k = 0; k < s->n_label; k++) {
-			const char *key = str_at(pr, s->label[k]->key);
-
-			if (key && !strcmp(key, "tid") && s->label[k]->num > 0 && s->label[k]->num < INT32_MAX)
-				ps->tid = (pid_t)s->label[k]->num;
-			if (key && !strcmp(key, "pid") && s->label[k]->num > 0 && s->label[k]->num < INT32_MAX)
-				ps->pid = (pid_t)s->label[k]->num;
-		}
-		for (k = 0; k < s->n_label; k++) {
-			const char *key = str_at(pr, s->label[k]->key);
-			const char *val = str_at(pr, s->label[k]->str);
-
-			if (key && val && *val && !strcmp(key, "thread"))
-				profile_set_thread(p, ps->tid, val);
-			if (key && val && *val && !strcmp(key, "process") && ps->pid)
-				profile_set_process(p, ps->pid, val);
-		}
+		read_sample_labels(r, s, ps);
 		if (ps->nlocs) {
 			p->total += ps->count;
 			p->nsamples++;
 		}
 	}
+	return 0;
+}
 
-	p->frequency = period > 0 && period <= 1000000000 ? (unsigned)((1000000000 + period / 2) / period) : 1;
-	p->time_ns = pr->time_nanos;
-	p->duration_ns = pr->duration_nanos;
+/* What pprof_write's comments say of the run; the command is "?" if none does. */
+static void read_comments(struct pprof_reader *r)
+{
+	const Perftools__Profiles__Profile *pr = r->pr;
+	struct profile *p = r->p;
+	size_t i;
+
 	p->comm = strpool_intern(&p->strings, "?");
 	for (i = 0; i < pr->n_comment; i++) {
 		const char *c = str_at(pr, pr->comment[i]);
@@ -772,18 +946,32 @@ int pprof_read_mem(const uint8_t *raw, size_t rawlen, const char *path, struct p
 			p->footer = strpool_intern(&p->strings, c + 16);
 		}
 	}
-	free(map_of);
-	free(func_map);
-	free(loc_of);
-	perftools__profiles__profile__free_unpacked(pr, NULL);
-	return 0;
+}
 
-invalid_free:
-	free(map_of);
-	free(func_map);
-	free(loc_of);
-invalid:
-	error_msg("cannot read '%s': not a valid profile: %s", path, bad);
-	perftools__profiles__profile__free_unpacked(pr, NULL);
-	return -1;
+int pprof_read_mem(const uint8_t *raw, size_t rawlen, const char *path, struct profile *p)
+{
+	struct pprof_reader r = { .p = p, .count_idx = -1, .cpu_idx = -1 };
+	int ret = -1;
+
+	r.pr = pprof_unpack(raw, rawlen, path);
+	if (!r.pr)
+		return -1;
+	/* Mappings first: locations name them, then locations: samples name them. */
+	if (read_value_types(&r, path) < 0 || sort_by_id(&r) < 0 || read_mappings(&r) < 0 ||
+	    map_functions(&r) < 0 || read_locations(&r) < 0 || read_samples(&r) < 0) {
+		if (r.bad)
+			error_msg("cannot read '%s': not a valid profile: %s", path, r.bad);
+		goto out;
+	}
+	p->frequency = r.period > 0 && r.period <= 1000000000 ? (unsigned)((1000000000 + r.period / 2) / r.period) : 1;
+	p->time_ns = r.pr->time_nanos;
+	p->duration_ns = r.pr->duration_nanos;
+	read_comments(&r);
+	ret = 0;
+out:
+	free(r.map_of);
+	free(r.func_map);
+	free(r.loc_of);
+	perftools__profiles__profile__free_unpacked(r.pr, NULL);
+	return ret;
 }

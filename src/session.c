@@ -398,23 +398,141 @@ static void unstick_taken(struct session *s, struct thread *t, int sig)
 		syscall(SYS_tgkill, t->proc->pid, t->tid, sig);
 }
 
+/* TID exited or was killed: forget its thread; a process's or the
+ * target's end is noted. */
+static void handle_gone(struct session *s, struct thread *t, pid_t tid, int status)
+{
+	struct process *p = t ? t->proc : process_find(s, tid);
+
+	if (t)
+		thread_remove(s, t);
+	if (p && tid == p->pid)
+		p->exited = true;
+	if (tid == s->pid) {
+		s->exited = true;
+		s->exit_status = status;
+	}
+}
+
+/* The thread of TID, stopped and not known yet, or NULL once it is let go. */
+static struct thread *adopt_stopped(struct session *s, pid_t tid)
+{
+	/* A new thread or process may report its first stop before its
+	 * creator reports the clone or fork event.  A process made by
+	 * a clone is traced too; unless we follow forks it is not
+	 * ours to profile. */
+	struct process *p = process_of_new(s, tid);
+
+	if (!p) {
+		ptrace(PTRACE_DETACH, tid, 0, 0);
+		return NULL;
+	}
+	return thread_add(s, p, tid);
+}
+
+/* T stopped for SIG: ctprof's tick, or a signal to deliver. */
+static void handle_signal_stop(struct session *s, struct thread *t, int sig)
+{
+	struct capture *c;
+
+	if (t->unstick == 2 && sig > 0 && sig < 32 && (t->kt.ev_sigs & (1U << sig))) {
+		unstick_taken(s, t, sig);
+		return;
+	}
+	/* The kernel-timed trigger's stop: where the thread was at
+	 * its tick.  The signal was ctprof's: not delivered. */
+	if (ktrigger_is_ours(t, sig)) {
+		s->timed_stops++;
+		t->interrupt_ns = now_ns();
+		c = NULL;
+		if (s->on_timed && t->kt.ev_fd >= 0) {
+			c = s->on_timed(s->sample_arg, t);
+			s->sample_ns += now_ns() - t->interrupt_ns;
+		}
+		resume_sampled(s, t, 0, c);
+		return;
+	}
+	/* Signal-delivery stop: sample if asked, deliver the signal. */
+	t->signaled = true;
+	c = take_sample(s, t);
+	resume_sampled(s, t, sig, c);
+	if (sig != SIGTRAP)
+		s->signals_forwarded++;
+}
+
+/* T in a PTRACE_EVENT_STOP with SIG: a group-stop, or our interrupt. */
+static void handle_event_stop(struct session *s, struct thread *t, pid_t tid, int sig)
+{
+	struct capture *c;
+
+	if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU) {
+		/* Group-stop: someone stopped the process.  Stay
+		 * stopped, but keep reporting (LISTEN), so SIGCONT
+		 * and our interrupts are seen.  A dump takes the
+		 * stack of a stopped thread too. */
+		c = s->sample_group_stops ? take_sample(s, t) : NULL;
+		finish_sample(c, t, now_ns());
+		if (!c)
+			drop_sample(s, t);
+		if (ptrace(PTRACE_LISTEN, tid, 0, 0) == 0)
+			t->listening = true;
+		return;
+	}
+	if (t->unstick == 1) {
+		unstick_begin(s, t);
+		return;
+	}
+	c = take_sample(s, t);
+	undo_eintr(tid, c ? &c->regs : NULL);
+	resume_sampled(s, t, 0, c);
+}
+
+/* T made a thread or a process (EVENT). */
+static void handle_clone(struct session *s, struct thread *t, pid_t tid, int event)
+{
+	/* The new thread, or with follow_forks the new process, is
+	 * traced already; its first stop may come before or after
+	 * this one.  A clone that made a process is left to that
+	 * first stop (process_of_new). */
+	unsigned long msg = 0;
+	struct thread *child;
+	struct capture *c;
+
+	if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) == 0 && msg > 0 &&
+	    !thread_find(s, (pid_t)msg)) {
+		struct process *p = event != PTRACE_EVENT_CLONE ? process_add(s, (pid_t)msg)
+				    : in_thread_group(t->proc->pid, (pid_t)msg) ? t->proc : NULL;
+
+		if (p) {
+			thread_add(s, p, (pid_t)msg);
+			t = thread_find(s, tid);
+		}
+	}
+	c = take_sample(s, t);
+	/* A new thread runs on from where its creator's clone
+	 * returns, with no stack and often no CFI until it calls its
+	 * start function (see unwind_captures() in sampler/count.c): that
+	 * is the creator's PC now, in its sample's registers if this
+	 * stop took one. */
+	child = msg > 0 && event == PTRACE_EVENT_CLONE ? thread_find(s, (pid_t)msg) : NULL;
+	if (child && child->proc == t->proc && !child->start_ip) {
+		long ip;
+
+		errno = 0;
+		ip = c ? (long)regs_pc(&c->regs) : ptrace(PTRACE_PEEKUSER, tid, ARCH_PEEKUSER_PC, 0);
+		if (errno == 0)
+			child->start_ip = (uint64_t)ip;
+	}
+	resume_sampled(s, t, 0, c);
+}
+
 static void handle_status(struct session *s, pid_t tid, int status)
 {
 	struct thread *t = thread_find(s, tid);
 	int event = status >> 16, sig;
-	struct capture *c;
 
 	if (WIFEXITED(status) || WIFSIGNALED(status)) {
-		struct process *p = t ? t->proc : process_find(s, tid);
-
-		if (t)
-			thread_remove(s, t);
-		if (p && tid == p->pid)
-			p->exited = true;
-		if (tid == s->pid) {
-			s->exited = true;
-			s->exit_status = status;
-		}
+		handle_gone(s, t, tid, status);
 		return;
 	}
 	if (!WIFSTOPPED(status))
@@ -423,107 +541,22 @@ static void handle_status(struct session *s, pid_t tid, int status)
 		detach_stopped(s, tid, status);
 		return;
 	}
-	if (!t) {
-		/* A new thread or process may report its first stop before its
-		 * creator reports the clone or fork event.  A process made by
-		 * a clone is traced too; unless we follow forks it is not
-		 * ours to profile. */
-		struct process *p = process_of_new(s, tid);
-
-		if (!p) {
-			ptrace(PTRACE_DETACH, tid, 0, 0);
-			return;
-		}
-		t = thread_add(s, p, tid);
-	}
+	if (!t && !(t = adopt_stopped(s, tid)))
+		return;
 
 	sig = WSTOPSIG(status);
 	switch (event) {
 	case 0:
-		if (t->unstick == 2 && sig > 0 && sig < 32 && (t->kt.ev_sigs & (1U << sig))) {
-			unstick_taken(s, t, sig);
-			break;
-		}
-		/* The kernel-timed trigger's stop: where the thread was at
-		 * its tick.  The signal was ctprof's: not delivered. */
-		if (ktrigger_is_ours(t, sig)) {
-			s->timed_stops++;
-			t->interrupt_ns = now_ns();
-			c = NULL;
-			if (s->on_timed && t->kt.ev_fd >= 0) {
-				c = s->on_timed(s->sample_arg, t);
-				s->sample_ns += now_ns() - t->interrupt_ns;
-			}
-			resume_sampled(s, t, 0, c);
-			break;
-		}
-		/* Signal-delivery stop: sample if asked, deliver the signal. */
-		t->signaled = true;
-		c = take_sample(s, t);
-		resume_sampled(s, t, sig, c);
-		if (sig != SIGTRAP)
-			s->signals_forwarded++;
+		handle_signal_stop(s, t, sig);
 		break;
 	case PTRACE_EVENT_STOP:
-		if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU) {
-			/* Group-stop: someone stopped the process.  Stay
-			 * stopped, but keep reporting (LISTEN), so SIGCONT
-			 * and our interrupts are seen.  A dump takes the
-			 * stack of a stopped thread too. */
-			c = s->sample_group_stops ? take_sample(s, t) : NULL;
-			finish_sample(c, t, now_ns());
-			if (!c)
-				drop_sample(s, t);
-			if (ptrace(PTRACE_LISTEN, tid, 0, 0) == 0)
-				t->listening = true;
-			break;
-		}
-		if (t->unstick == 1) {
-			unstick_begin(s, t);
-			break;
-		}
-		c = take_sample(s, t);
-		undo_eintr(tid, c ? &c->regs : NULL);
-		resume_sampled(s, t, 0, c);
+		handle_event_stop(s, t, tid, sig);
 		break;
 	case PTRACE_EVENT_CLONE:
 	case PTRACE_EVENT_FORK:
-	case PTRACE_EVENT_VFORK: {
-		/* The new thread, or with follow_forks the new process, is
-		 * traced already; its first stop may come before or after
-		 * this one.  A clone that made a process is left to that
-		 * first stop (process_of_new). */
-		unsigned long msg = 0;
-		struct thread *child;
-
-		if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) == 0 && msg > 0 &&
-		    !thread_find(s, (pid_t)msg)) {
-			struct process *p = event != PTRACE_EVENT_CLONE ? process_add(s, (pid_t)msg)
-					    : in_thread_group(t->proc->pid, (pid_t)msg) ? t->proc : NULL;
-
-			if (p) {
-				thread_add(s, p, (pid_t)msg);
-				t = thread_find(s, tid);
-			}
-		}
-		c = take_sample(s, t);
-		/* A new thread runs on from where its creator's clone
-		 * returns, with no stack and often no CFI until it calls its
-		 * start function (see unwind_captures() in sampler/count.c): that
-		 * is the creator's PC now, in its sample's registers if this
-		 * stop took one. */
-		child = msg > 0 && event == PTRACE_EVENT_CLONE ? thread_find(s, (pid_t)msg) : NULL;
-		if (child && child->proc == t->proc && !child->start_ip) {
-			long ip;
-
-			errno = 0;
-			ip = c ? (long)regs_pc(&c->regs) : ptrace(PTRACE_PEEKUSER, tid, ARCH_PEEKUSER_PC, 0);
-			if (errno == 0)
-				child->start_ip = (uint64_t)ip;
-		}
-		resume_sampled(s, t, 0, c);
+	case PTRACE_EVENT_VFORK:
+		handle_clone(s, t, tid, event);
 		break;
-	}
 	case PTRACE_EVENT_EXEC:
 		drop_sample(s, t);
 		handle_exec(s, t);
