@@ -104,12 +104,9 @@ void ask_stops(struct sampler *sp, uint64_t n, int here, uint64_t here_since, si
 	 * its threads run on, and their stops land where they next leave
 	 * the kernel: claimed first, a helper holds on until
 	 * kicker_let_go(), and one that gave up is known not to hold (its
-	 * CPU's stops are put off).  With selftime pinned to one CPU and
-	 * ctprof to the other, and a SCHED_FIFO thread on each spinning
-	 * 20-100 us every 100-400 us, 200-245 of 3000 stops were asked for
-	 * after the helper gave up, and the call's share was 13.8 points
-	 * above its own clock's in one run; once claimed, -1.0 to +6.1 in
-	 * four. */
+	 * CPU's stops are put off).  Unclaimed, a host that takes the CPUs
+	 * now and then moved a call's share well off its own clock's
+	 * (tests/targets/rtsteal.c; docs/DESIGN.md, "The helpers"). */
 	for (c = 0; c < k->ncpus; c++) {
 		sp->going[c] = sp->want[c] == WANT_HELD && (all || picked_on(sp, c, first));
 		if (sp->going[c] && !kicker_claim(k, c, n)) {
@@ -151,28 +148,18 @@ void ask_stops(struct sampler *sp, uint64_t n, int here, uint64_t here_since, si
  * true, with sp->since[c] the moment it did, or false.
  *
  * Until hold_max_ns after T_NS, the last moment the helper takes it
- * (kick.c), where ctprof used to wait half of that.  A thread in kernel
- * code when its CPU's helper wakes goes on until it sleeps or returns to
- * user space, on a kernel that does not preempt its own code, and the
- * helper takes the CPU then: a stop asked for after that lands in the
- * call it was in, and a thread found asleep is counted in the call it
- * sleeps in (slept_after_tick()).  tests/targets/pollsleep (a ppoll()
- * that works 85 us in the kernel before it sleeps) pinned to CPU 0,
- * ctprof to CPU 1, with the switches and system calls traced (tracefs):
- * of the 360-370 ticks of a run that came in that work, 82-101 went
- * uncounted with the shorter wait (the helper took the CPU 100-130 us
- * after the tick, as the thread went to sleep, and the stop was put off),
- * 16-29 with this one.  Untraced, six alternating runs each: the call had
- * 41.8-47.4% of ctprof's reports (median 44.6%), 37-100 stops put off;
- * now 44.8-47.9% (46.8%), 17-21; 51.6-51.9% by its own clock.
+ * (kick.c).  A thread in kernel code when its CPU's helper wakes goes on
+ * until it sleeps or returns to user space, on a kernel that does not
+ * preempt its own code, and the helper takes the CPU then: a stop asked
+ * for after that lands in the call it was in, and a thread found asleep
+ * is counted in the call it sleeps in (slept_after_tick()).  A shorter
+ * wait put those stops off and left the call's ticks uncounted
+ * (tests/targets/pollsleep; docs/DESIGN.md, "The helpers").
  *
  * But a CPU whose helper came too late at the last MISSED_MAX ticks (a
  * thread of a higher real-time priority holds it) is waited for half of
- * that, as before: with a busy SCHED_FIFO target thread on one CPU and
- * ctprof on the other, ctprof spent 155 us a sample in this wait when it
- * waited the whole time at every tick; so, 48-61 us (40-61 under the
- * commit before, three alternating runs).  Not less: a quarter cut that
- * to 7-14 us, but where a helper takes 50 us or more to wake (a slower
+ * that: waiting it all out at every tick costs ctprof that whole wait a
+ * sample.  Not less: where a helper takes 50 us or more to wake (a slower
  * host), a CPU in that state would give up on every helper, never see
  * one in time again, and stay so. */
 static bool wait_take(struct sampler *sp, int c, uint64_t n, uint64_t t_ns)
@@ -288,11 +275,11 @@ uint64_t lead(const struct sampler *sp)
 
 /* ctprof dump: the threads chosen are asked to stop DUMP_BATCH at a time,
  * and each batch is waited for (at most DUMP_BATCH_WAIT_NS) before the
- * next.  Asked all at once, the threads stop together and each waits,
- * stopped, for its turn to be copied: on 1004 threads each stop lasted
- * over 10 ms and they spread over 60 to 140 ms.  A thread that does not
- * stop within its batch's wait (in uninterruptible sleep) is taken when it
- * does, within the dump's second. */
+ * next: asked all at once, the threads stop together and each waits,
+ * stopped, for its turn to be copied (docs/DESIGN.md, "Stops and
+ * copies").  A thread that does not stop within its batch's wait (in
+ * uninterruptible sleep) is taken when it does, within the dump's
+ * second. */
 void interrupt_in_batches(struct sampler *sp)
 {
 	struct session *s = sp->session;
@@ -323,52 +310,23 @@ void interrupt_in_batches(struct sampler *sp)
 /* Reading after the tick: the helpers take their CPUs sp->delay_ns after
  * the tick, so as to hold them from about when the sampler (woken at
  * WOKE_NS) comes to read the threads, not from the tick: what a helper
- * holds before that is stall and CPU the target loses.  The sampler is
- * as late as its wake-up, which is slower on an idle CPU than the
- * helper's on a busy one (28 against 14 us, median, here).  On a busy
- * thread at 999 Hz, with no delay, its helper used 37 us of CPU per
- * sample and the median stall was 43.5 us, against 14.5 and 22.5 us
- * when ctprof woke before the tick; with the delay (about 10 us) and
- * choose() reading schedstat alone, 20 and 26.5 us, and 27 and 34.5 us
- * with the same reads but no delay.  Where the sampler's
- * CPU is busy, its wake-up is as fast as the helpers' and the delay
- * falls to nothing (0.7 us on average, attached to redis-server under
- * redis-benchmark): it never comes early to take a CPU from another
- * program.  The delay follows the sampler's arrival minus the helper's
- * take (TAKE_NS) so that the sampler comes first about a quarter of the
- * time (and waits, on its own CPU) and later the rest (and the helper
- * waits, on the target's).
+ * holds before that is stall and CPU the target loses, and the sampler's
+ * wake-up on an idle CPU is slower than a helper's on a busy one.  The
+ * delay follows the sampler's arrival minus the helper's take (TAKE_NS)
+ * so that the sampler comes first about a quarter of the time (and
+ * waits, on its own CPU) and later the rest (and the helper waits, on
+ * the target's).  Where the sampler's CPU is busy, its wake-up is as fast
+ * as the helpers' and the delay falls to nothing: it never comes early to
+ * take a CPU from another program.
  *
  * That is only while the sampler's CPU is idle, though (watch_idle()).
  * Where it runs another program, the sampler that comes before the take
  * preempts that program first, and the take finds the target as that
- * left it: a client held up, a server out of requests.  The sampler's
- * wake-up is then no faster whenever that program is in the kernel (the
- * interrupt reaches it only when it leaves), and the delay climbed all
- * the same: attached to redis-server under redis-benchmark, 7 of 28 runs
- * had a delay of 10.6-20.4 us on average, and in all seven redis was
- * sampled at 0.44-0.88 of its CPU time's ticks, with epoll_wait at
- * 27.9-46.1% of its profile against perf's 22.7-26.3%; perf -a showed
- * redis alone on one CPU, the sampler sharing the other with
- * redis-benchmark.  Placed so (taskset) with the delay held fixed, two
- * runs each: 0 us, distance to perf's profile 0.037 and 0.044, samples
- * 1.11 and 1.08 of the ticks; 5 us, 0.049 and 0.046; 10 us, 0.103 and
- * 0.078; 18 us, 0.259 and 0.181 (0.39 and 0.48 of the ticks).  With
- * redis and redis-benchmark both on the other CPU, the sampler's own
- * idle, 18 us and 0 us made no difference (0.079 and 0.108 against
- * 0.084 and 0.137).  Where the sampler's CPU is idle, the delay is what
- * it saves: a busy thread that enters the kernel between bursts of
- * work (tests/targets/selftime.c syscall, held at every sample), four
- * alternating runs at 999 Hz, was stopped for 29.5-54.5 us (median of
- * each run) with the delay as it follows the arrivals (11-30 us), and
- * 48.5-85.5 us with none; its helper used 26-43 us of CPU a sample
- * against 42-75.  (Where the delay settles moves from run to run: 2-38
- * us in eight later runs, the stall 35.5 us at 2 us and 58.5 at 35.)
- * Attached to redis as placed by the scheduler, ten alternating runs
- * each: distance 0.032-0.052 (median 0.040) and samples 1.06-1.15 of the
- * ticks with this rule, delay 0.0-0.4 us; 0.029-0.089 (0.045) and
- * 0.80-1.11 without, two runs with the delay at 10.2 and 11.6 us, sampled
- * at 0.80 and 0.98. */
+ * left it: a client held up, a server out of requests.  And the delay
+ * climbs there all the same, the sampler's wake-up being late whenever
+ * that program is in the kernel.  Both sides are measured in
+ * docs/DESIGN.md, "Waking at the tick" (redis-server beside
+ * redis-benchmark; tests/targets/selftime.c syscall). */
 static void follow_arrival(struct sampler *sp, uint64_t woke_ns, uint64_t take_ns)
 {
 	uint64_t max = sp->period_ns / 8 < DELAY_MAX_NS ? sp->period_ns / 8 : DELAY_MAX_NS;
@@ -399,12 +357,11 @@ static void no_cpustat(struct sampler *sp, const char *why)
 /* Reading after the tick: did other programs run on the sampler's CPU at
  * most a fifth of the time (the rest idle, or the sampler)?  Then the
  * helpers may wait for it (follow_arrival()): a sampler that comes early
- * seldom preempts one.  Its idle time is read from /proc/stat (8-11 us a
- * read here, the machine busy) once in IDLE_WINDOW_NS, after the tick's
- * samples are taken, in clock ticks (10 ms): over 200 ms, that tells an
- * idle CPU (85-95% idle, the sampler 6-7% of it, with selftime on the
- * other CPU) from a busy one (0-5% idle, attached to redis).  A CPU the
- * sampler left between two reads is seen as it was at the second. */
+ * seldom preempts one.  Its idle time is read from /proc/stat once in
+ * IDLE_WINDOW_NS, after the tick's samples are taken, in clock ticks
+ * (10 ms): a window that long tells an idle CPU from a busy one
+ * (docs/DESIGN.md, "Waking at the tick").  A CPU the sampler left
+ * between two reads is seen as it was at the second. */
 void watch_idle(struct sampler *sp)
 {
 	uint64_t now = now_ns(), own, *swap;
@@ -445,18 +402,11 @@ void watch_idle(struct sampler *sp)
 
 /* Reading after the tick: ctprof woke up for tick N at T_NS.  It wakes
  * no earlier: whatever it does before the tick changes what the target
- * does at the tick.  Woken a lead before it, to read which threads run
- * where (the other way, below), ctprof took a CPU from redis-benchmark
- * for tens of microseconds before each tick, and redis-server, out of
- * requests, had gone to sleep by the tick: it ran at 12% of the ticks
- * where it ran 55-60% of the time, and its profile was far from perf's
- * (0.16, where 0.02 is sampling's own).  Even waking 27 us before the
- * tick only to be there at it (a wake-up is that late here), spinning
- * or sleeping again until the tick, cut redis's samples to a quarter of
- * what it got waking at the tick.  So the helpers take the CPUs at the
- * tick (or the delay after it that follow_arrival sets), ctprof comes
- * when it wakes and waits until the helpers hold the CPUs planned for
- * this tick (plan_holds). */
+ * does at the tick, even if it only spins or sleeps again until the tick
+ * (docs/DESIGN.md, "Waking at the tick").  So the helpers take the CPUs
+ * at the tick (or the delay after it that follow_arrival sets), ctprof
+ * comes when it wakes and waits until the helpers hold the CPUs planned
+ * for this tick (plan_holds). */
 void ready_at_tick(struct sampler *sp, uint64_t n, uint64_t t_ns)
 {
 	struct kicker *k = &sp->kick;
@@ -505,12 +455,9 @@ static bool every_cpu_found(const struct sampler *sp)
  * The rest are not read at all where a thread of the target was found
  * on every CPU: none of them can have been on one at the tick, and one
  * that ran since its last read is read in full at the next tick that
- * reads it.  With bench/threads64.c (4 busy threads, 60 idle ones, on 2
- * CPUs, so that nearly every tick finds one on each) at 999 Hz, ctprof
- * spent 24 us a sample choosing, most of it reading the idle ones, and 9
- * without; five alternating runs each: ctprof's CPU 72-77 us a sample
- * against 87-91, the busy threads' work 6.21-6.34 million loops against
- * 6.05-6.14.  Returns false if waiting for the stops must not spin. */
+ * reads it.  Reading idle threads was most of the choosing where many
+ * are (bench/threads64.c; docs/DESIGN.md, "Waking at the tick").
+ * Returns false if waiting for the stops must not spin. */
 bool interrupt_at_tick(struct sampler *sp, uint64_t n, size_t deferred)
 {
 	struct session *s = sp->session;
@@ -538,11 +485,10 @@ bool interrupt_at_tick(struct sampler *sp, uint64_t n, size_t deferred)
 /* Start the helpers that take CPUs from the target at each tick, on
  * the grid that starts at T0; only with a real-time priority, which
  * they need as much as the sampler does.  Not with --wall: it reads
- * every thread at every tick, so its lead would grow with the threads
- * (300 idle ones: ~0.7 ms), and threads read running that long before
- * the tick and blocked by their stop were stopped again at the next
- * tick: 445-745 stops of 300 idle threads where 385-625 were before.
- * A wall-clock profile is about where threads wait. */
+ * every thread at every tick, so its lead would grow with the threads,
+ * and threads read running that long before the tick and blocked by
+ * their stop were stopped again at the next (docs/DESIGN.md, "Wall-clock
+ * mode").  A wall-clock profile is about where threads wait. */
 void start_kicking(struct sampler *sp, uint64_t t0)
 {
 	if (sp->wall || !sp->stats.realtime ||
