@@ -56,11 +56,11 @@ uint64_t taken_at(const struct sampler *sp, int cpu)
 /* CPU C was taken at this tick: note the difference of ctprof's clock
  * to its run queue's, between two bounds.  The taker came onto the CPU
  * (take_es, in the run queue's clock) after the moment it was meant to
- * (its timer's) and before it read ctprof's clock (taken_at()).  On the
- * VM measured, its way from one to the other varied by 0-100 us from
- * take to take (a return to user space there goes through the
- * hypervisor), and the two clocks drift apart, by 0.3-0.5 ms at a time
- * every few hundred milliseconds. */
+ * (its timer's) and before it read ctprof's clock (taken_at()).  One
+ * take's bounds are not enough: on a VM the taker's way from one to the
+ * other varies from take to take (a return to user space goes through
+ * the hypervisor), and the two clocks drift apart (docs/DESIGN.md,
+ * "Where a stop lands"). */
 static void note_rq_offset(struct sampler *sp, int c)
 {
 	struct rq_offset *o = &sp->rq_offs[(size_t)c * RQ_OFFS];
@@ -80,8 +80,7 @@ static void note_rq_offset(struct sampler *sp, int c)
  * bound (the second: a taker whose se.exec_start the scheduler's tick
  * moved on before it was read gives an upper bound too low, a helper
  * that went to sleep before its delay grew a lower bound too high), and
- * taken halfway between them.  On the VM measured the two were 11-22 us
- * apart (10th to 90th percentile). */
+ * taken halfway between them (docs/DESIGN.md, "Where a stop lands"). */
 static bool rq_offset(const struct sampler *sp, int c, int64_t *ns)
 {
 	const struct rq_offset *o = &sp->rq_offs[(size_t)c * RQ_OFFS];
@@ -125,16 +124,13 @@ static bool take_time(struct sampler *sp, int c, uint64_t *es)
 			 * its CPU until something updates its run time: a
 			 * read of its CPU time, or the kernel's own tick
 			 * there.  Read when first needed, not as ctprof
-			 * wakes (4.2-5.5 us a read here, 10th to 90th
-			 * percentile, which held every CPU and stopped
-			 * every thread that much longer at every tick; two
-			 * busy threads on 2 CPUs need none).  With
-			 * tests/targets/pollsleep on ctprof's CPU at 999 Hz,
-			 * read as ctprof woke and again when needed (10 us
-			 * later, median), 4-5 of 3000 had moved (three
-			 * runs), by at most 56 us.  Its helper may have held
-			 * it before ctprof woke there and preempted the
-			 * helper in turn. */
+			 * wakes: the read holds every CPU and stops every
+			 * thread that much longer at every tick, two busy
+			 * threads on 2 CPUs need none, and read late it
+			 * seldom has moved (docs/DESIGN.md, "Where a stop
+			 * lands").  Its helper may have held it before
+			 * ctprof woke there and preempted the helper in
+			 * turn. */
 			uint64_t back = sp->since[c] && sp->since[c] < sp->woke_ns ? sp->woke_ns - sp->since[c] : 0;
 			uint64_t self_es;
 
@@ -156,13 +152,10 @@ static bool take_time(struct sampler *sp, int c, uint64_t *es)
  * CPU time and its time waiting for a CPU since then (run_mark and
  * wait_mark, read now) fill that time, but for what they leave out: the
  * wake-up of the thread's CPU after the resume, and a little more the
- * longer the time.  Two busy threads on 2 CPUs (bench/workload.c): 14 us
- * left out (median; p90 35) between samples 1 ms apart, 30 us (p90 41)
- * 10 ms apart.  With a slack of 30 us at any rate, half of the threads'
- * reads at 99 Hz took the slow way in choose_thread() (a stat read and a
- * second schedstat read, 10 and 4 us each there, against 0.5-2 us at
- * 999 Hz), while a helper held a CPU: the helper held it 84 us a tick
- * (median), against 9 at 999 Hz. */
+ * longer the time.  So the slack grows with the span: a fixed one large
+ * enough for 99 Hz sent half the reads there the slow way in
+ * choose_thread() while a helper held a CPU (docs/DESIGN.md, "Waking at
+ * the tick"). */
 bool awake_since_resume(const struct thread *t, uint64_t since)
 {
 	uint64_t span;
@@ -232,103 +225,48 @@ int ran_at_tick(struct sampler *sp, struct thread *t, int cpu)
  * the call's exit and is counted there; where it sleeps, it is as much a
  * sample of that call, and perf's tick counts it so.  It is stopped in
  * the call (which the kernel, or undo_eintr() in session.c, restarts).
- * Left out, attached to redis-server under redis-benchmark, 1-2.5% of
- * its ticks went uncounted, their CPU time to its next samples (mostly
- * in write).  Six alternating runs each, recorded by perf -a (997 Hz)
- * at the same time: ctprof's profile was 0.034-0.064 from perf's
- * (median 0.058) without them and the random tick points (util.c),
- * 0.029-0.059 (0.046) with both; epoll_wait -4.1 to +3.2 points from
- * perf's, and -3.5 to +2.5.
- * Its se.exec_start, the moment it left the CPU, tells (read only for a
- * thread not known to be idle, see choose()).
+ * Left out, such ticks went uncounted and their CPU time to the thread's
+ * next samples.  Its se.exec_start, the moment it left the CPU, tells
+ * (read only for a thread not known to be idle, see choose()).
  *
  * Not the moment the CPU was taken, though: the moment it was meant to be
- * (the tick, or the helpers' delay after it), less SLEPT_MARGIN_NS.  On
- * the VM measured here, the tick's interrupt reaches a CPU busy in kernel
- * code only once that code sleeps or returns to user space, so the CPU
- * is taken after the thread has left it.  tests/targets/pollsleep.c (a
- * ppoll() that works ~60 us in the kernel before it sleeps), pinned to
- * one CPU at 999 Hz, with the switches of that CPU traced by perf and the
- * call's times by the target: of the ticks that came in that work, 289
- * of 293 (ctprof on the thread's CPU) and 126 of 126 (on the other, with
- * a helper) were not sampled, the thread having left its CPU 20-54 us
- * (10th to 90th percentile) before the take.  The take's lateness after
- * the moment meant is read on ctprof's clock after the taker is running,
- * which is later than its switch-in, in the run queue's clock, that the
- * thread's se.exec_start is compared with: with no margin, 112 of the 558
- * ticks that came while the thread slept counted it (41 of 244 with the
- * helper), which is how an earlier try at this sampled redis-server 12-16%
- * more often than its CPU time's ticks.  A margin of 20 us: 293 of 313
- * and 106 of 118 ticks in the work counted, 4 of 558 and 0 of 244 in the
- * sleep.  The call went from 19.7-22.5% of ctprof's reports to 33.3-36.4%
- * (four runs, ctprof on either CPU), where its own clock said 41.0-42.6%;
- * the rest is the work after the sleep, whose ticks reach the thread only
- * after the call returned, in the code after it.  Attached to redis under
- * redis-benchmark (four alternating pairs, perf -a beside), redis was
- * sampled at 1.02-1.08 of its CPU time's ticks (0.99-1.03 before), and
- * epoll_wait was -2.7 to +1.1 points from perf's (-3.0 to -1.0).
- *
- * That margin is the taker's own lateness from its switch-in to its clock
- * read, which on a later host (a VM of the same kind, where the tick's
- * interrupt does reach kernel code, so that perf's ticks land in
- * pollsleep's call) was 0-100 us from one take to the next.  There
- * pollsleep's call had 35-41% of ctprof's reports against 51-53% by its
- * own clock and 57.6% by perf's, and ctprof sampled it at 0.82 of its CPU
- * time's ticks: the margin lost most of the ticks in the work before the
- * sleep.  So where the takes before give the two clocks' difference
- * (rq_offset(): between bounds 11-22 us apart there), the moment the
- * thread left is put on ctprof's clock with it and compared with the
- * moment meant.  pollsleep's call: 44.9-47.6% in four runs, ctprof on
- * either CPU, at 0.95-0.97 of its CPU time's ticks.  Taken at one of the
- * bounds instead: at the upper one (the takers' shortest way) with 10 us
- * of margin, 44-48%, but redis-server sharing one CPU with
- * redis-benchmark (ctprof on the other) was sampled at 1.03-1.09 of its
- * CPU time's ticks, epoll_wait 19.6-22.9% where perf gave 16.6-20.3%;
- * with the lower one, pollsleep 40-42% at 0.86-0.89; halfway, redis so
- * placed at 0.97-1.01 and 17.6-18.8% (perf 17.6-19.5%), and placed by the
- * scheduler at 1.05, 13.9-15.2% (perf 15.1%, the margin of 20 us
- * 14.3-14.9%).  A thread woken just after the tick that runs before
- * its CPU is taken still counts as running at the tick: /proc does not
- * say when a thread came onto its CPU.
+ * (the tick, or the helpers' delay after it).  Where the tick's interrupt
+ * reaches a CPU busy in kernel code only once that code sleeps or returns
+ * to user space, the CPU is taken after the thread has left it, and
+ * compared with the take those ticks were lost.  The moment the thread
+ * left is put on ctprof's clock with the difference that the takes
+ * before give (rq_offset()) and compared with the moment meant; until
+ * there are takes enough, with a margin of SLEPT_MARGIN_NS: the taker's
+ * lateness is read on ctprof's clock after it runs, later than the
+ * switch-in that se.exec_start is compared with, and with no margin a
+ * thread that slept through the tick counted.  A thread woken just after
+ * the tick that runs before its CPU is taken still counts as running at
+ * the tick: /proc does not say when a thread came onto its CPU.
  *
  * Not one that left its CPU later after that moment than a take may come
  * (hold_max_ns, the longest the sampler waits for a helper's): the CPU
- * was then taken late, and the thread may have run on in its own code
- * for as long before it slept, so that its sample would be of the call
- * it sleeps in, not of where it was.  That CPU is ctprof's own, mostly:
- * under node at 999 Hz (bench/jswork.js, 7 threads on 2 CPUs) ctprof
- * woke there over 200 us late at 2% of the ticks, up to 1 ms, half of
- * them because the tick before had not ended (its wait for the stops of
- * threads waiting for a CPU).  Those samples put the V8 workers' futex
- * waits at 0.85-1.23% of node's profile, where perf -a, recording the
- * same runs, had 0.10-0.30% (six runs); with this bound, 0.35-0.52%
- * against 0.14-0.21% (three).  Like a hold given up, the tick goes to the
- * thread's next sample.
+ * was then taken late (mostly ctprof's own, its tick late), and the
+ * thread may have run on in its own code before it slept, so that its
+ * sample would be of the call it sleeps in, not of where it was.  Like a
+ * hold given up, the tick goes to the thread's next sample.
  *
  * Nor one that left its CPU long before the taker came onto it (both in
  * the run queue's clock, which needs no offset, so the bound holds at a
  * CPU's first takes too): a take held back by the thread's kernel code
- * comes as soon as the thread has left, and one that came later was late
- * for another reason, which says nothing of where the thread was at the
- * tick.  The taker came onto the CPU 0-5 us after the thread left
- * (10th to 99th percentile) with redis-server, where another task was
- * ready to run, and 18-119 us with pollsleep, whose CPU went idle in
- * between: its wake-up from idle on this VM (644 samples in two runs,
- * at most 130 us).  Under node (as above, two runs), 8 of 24 and 3 of
- * 14 such samples within the bound above had their taker, ctprof on its
- * own CPU in all, come 162-766 us after the thread had gone.
+ * comes as soon as the thread has left, even from idle, and one that came
+ * later was late for another reason, which says nothing of where the
+ * thread was at the tick.
  *
  * Nor one asleep in a call that the stop would end short
  * (syscall_ends_short(): a write that waits for room after part of its
- * data went), read from /proc/PID/task/TID/syscall (kept open: 2.8 us
- * a read here, for such threads only, while the CPUs are held), or
- * whose call cannot be read there: it has woken up since.  The stop
- * would wake it with a signal pending, and the call would return the
- * part written.  tests/targets/shortio.c, a thread
- * writing 1 MiB at a time to a blocking socket that another reads, at
- * 999 Hz: 185-301 of ~2000 writes a run came back short (none without
- * ctprof), 195 of them at stops of such samples; with this, 2-9, all at
- * stops of threads running or runnable in the kernel (note_short_write()). */
+ * data went), read from /proc/PID/task/TID/syscall (kept open, for such
+ * threads only, while the CPUs are held), or whose call cannot be read
+ * there: it has woken up since.  The stop would wake it with a signal
+ * pending, and the call would return the part written
+ * (tests/targets/shortio.c).
+ *
+ * All measured, on redis-server, tests/targets/pollsleep.c, node and
+ * shortio: docs/DESIGN.md, "Where a stop lands". */
 bool ends_short(struct thread *t)
 {
 	uint64_t args[6], wsp, wpc;
@@ -392,9 +330,8 @@ bool competing(const struct sampler *sp, uint64_t n)
 /* Thread T, about to be stopped, was just read: did it wait for a CPU
  * for long since it was last read so?  Then the target's threads compete
  * for the CPUs (competing()).  Not asked of a thread on ctprof's own CPU,
- * where it waits for ctprof too: with two busy threads on 2 CPUs at 999
- * Hz, asked of it, the other CPU was held at one tick in five or six
- * (three runs), against one in 25 (the probes, and the first ticks). */
+ * where it waits for ctprof too, and would have every CPU held for
+ * nothing (docs/DESIGN.md, "The helpers"). */
 void note_wait(struct sampler *sp, struct thread *t)
 {
 	uint64_t run, wait;
