@@ -5,19 +5,13 @@
  * thread's CPU; the first return to user space after the mark takes the
  * stop.  On a VM the IPI takes tens of microseconds, so a thread that
  * enters the kernel more often than that (a system call, a page fault) is
- * sampled at its kernel exits: 58% of samples in getppid() for a program
- * that spends 3% there.  A thread that is already off its CPU when the
- * stop is asked for stops exactly where it was preempted, and a preemption
- * caused by a timer interrupt on the thread's own CPU lands wherever the
- * thread happens to be.
- *
- * Measured on a 2-vCPU VM, a thread making a getppid() every ~5 us of
- * arithmetic, sampled at 1 kHz: asked to stop while it runs, 88% of its
- * stops land at the system call; with the sampler first moving itself
- * onto the thread's CPU (sched_setaffinity) and asking then, 81%, and the
- * move costs 25 us, because the move too reaches that CPU by an IPI,
- * after any system call exit that comes first; with a helper woken on
- * that CPU by its own timer, 2.5%, the thread's true share.
+ * sampled at its kernel exits.  A thread that is already off its CPU when
+ * the stop is asked for stops exactly where it was preempted, and a
+ * preemption caused by a timer interrupt on the thread's own CPU lands
+ * wherever the thread happens to be.  The sampler moving itself onto the
+ * thread's CPU first does not help: the move too reaches that CPU by an
+ * IPI, after any system call exit that comes first (docs/DESIGN.md,
+ * "Stops and copies").
  *
  * So each CPU a target thread runs on gets a helper thread, pinned there,
  * SCHED_FIFO one step below the sampler, that sleeps until the tick on its
@@ -31,41 +25,24 @@
  * the kernel cannot tell it that, it wakes a little before the tick (the
  * lead) to read them, and is ready when the helpers hold their CPUs.
  *
- * Why helpers and not the sampler itself on the thread's CPU (ptrace
+ * Helpers, and not the sampler itself on the thread's CPU (ptrace
  * requests must come from the one tracing thread, so it would have to
  * keep to that CPU, with the unwinding on a thread of its own elsewhere):
- * tried, and measured on a busy thread at 999 Hz (bench/workload.c).  A
- * thread that ptrace resumes while its tracer runs on its CPU is woken
- * onto an idle CPU if there is one, so an unpinned target moved at nearly
- * every sample and the sampler followed it (about 250 moves in 2 s); and
- * all of the sampler's system calls for a tick (timer, signalfd, waitpid,
- * the hand-over to the unwinding thread) then run on the target's CPU,
- * where it waited 20 us asleep for each stop.  Pinned to one CPU (taskset),
- * where nothing moved, the target was still stopped 34 us (median) a
- * sample, against 27 us with the helpers, and ran no faster.
+ * a thread that ptrace resumes while its tracer runs on its CPU is woken
+ * onto an idle CPU if there is one, so the target moves and the sampler
+ * follows, and every system call of the sampler's tick runs on the
+ * target's CPU (docs/DESIGN.md, "The helpers").
  *
  * A thread's CPU is held only while its code may enter the kernel
  * ("Holding only where it counts" in sampler/hold.c): a hold costs the
  * thread's CPU its helper's wake-up, two switches and the hold.
  *
- * Two more ways were tried and measured on bench/gaps.c at 999 Hz (a loop
- * that times its own gaps), and not kept:
- *  - The helper keeping its CPU busy through the stop (SCHED_OTHER while
- *    the thread runs into it, SCHED_FIFO again until the resume), so that
- *    the resume does not have to wake a halted vCPU: the thread lost
- *    38.7 us per sample against 60.4 us without (5 runs each); measured
- *    again on a slower host, 92 and 97 us against 80 and 85 us (two sets
- *    of seven alternating runs).  The helper's CPU per sample rose from
- *    22-28 to 32-39 us.
- *  - No helper: a perf_event_open task-clock counter on each thread,
- *    whose overflow signals the thread itself (F_SETOWN_EX, F_SETSIG), so
- *    that it enters a signal-delivery stop on its way out of the timer
- *    interrupt, exactly where it was, and the tracer suppresses the
- *    signal.  It lost 150-210 us per sample with the tracer asleep in
- *    waitpid and 75-96 us with it polling (the timer alone, no signal:
- *    20-25 us; the helpers then: about 90), it needs perf_event_open's
- *    permission besides ptrace's, and a signal queued when ctprof is
- *    killed reaches the target.
+ * Not kept either: the helper keeping its CPU busy through the stop, so
+ * that the resume need not wake a halted vCPU (docs/DESIGN.md, "The
+ * helpers": no faster on every host, and dearer in the helper's CPU);
+ * and no helper at all, a task-clock perf event per thread that signals
+ * the thread itself, which is now the kernel-timed trigger, ktrigger.h
+ * (docs/DESIGN.md, "Cost").
  *
  * Bounds: a helper holds its CPU at most KICK_HOLD_NS per tick (less
  * at high rates: a quarter of the period; more below 100 Hz, a

@@ -19,10 +19,9 @@
  * kernel, and so does a page-fault rate of more than one in FAULT_GAP_NS
  * of its CPU time (a fault leaves no mark in the registers: its exit
  * shows no call, as an interrupt's does).  A thread that is often in
- * system calls, or faults often, is thus rarely probed: attached to
- * redis-server under redis-benchmark, probes every 16 held samples (6% of
- * its stops, asked for while it ran) raised epoll_wait's share from a
- * median of 22.6% to 28% over six runs each.  After CLEAN_FIRST clean
+ * system calls, or faults often, is thus rarely probed: a probe is a stop
+ * asked for while it runs, and probes of a server moved its profile
+ * toward its calls.  After CLEAN_FIRST clean
  * probes in a row the thread is quiet: its stops are asked for while it
  * runs, and its CPU is held only if another thread there needs it.  A
  * quiet thread's stop that lands at a system call's exit, or a rise in
@@ -33,44 +32,22 @@
  *
  * Until a stop first finds it in the kernel (or its faults come too
  * often), a thread is probed after PROBE_FIRST held samples, not
- * PROBE_EVERY: one that never enters it is quiet after 20 samples, not
- * 68.  At 99 Hz those were 0.65 s of holds, a quarter of a 2.5-s run's
- * samples, and a held sample cost more there: bench/workload.c for
- * 2.3 s at 99 Hz, six alternating runs each, 16 held samples against 64,
- * the helper's CPU 9.2-11.6 us a sample (averaged over all of them)
- * against 24.8-35.1, ctprof's own CPU the same (medians 220.5 and 217.2
- * us: a quiet stop's PTRACE_INTERRUPT sends an interrupt to the thread's
- * CPU, a held one's does not), the mean stall 52.6-67.2 us against
- * 61.7-82.0 (five runs each).  A thread that is found in the kernel goes
- * on with PROBE_EVERY.
- *
- * Measured on bench/gaps.c at 999 Hz (a loop that times its own gaps),
- * seven alternating runs: the thread lost 50.5 us per sample (median)
- * quiet, 100.4 us held, and 60.1 us under perf --call-graph dwarf; the
- * workload (bench/workload.c) ran 1.072 times as long as bare, 1.111
- * held, 1.064 under perf.
+ * PROBE_EVERY, so that one that never enters it is quiet soon: at 99 Hz
+ * the longer way was a quarter of a short run's samples held, and a held
+ * sample costs more there.  A thread that is found in the kernel goes on
+ * with PROBE_EVERY.  A quiet thread loses about half as much of its time
+ * a sample as a held one (bench/gaps.c, bench/workload.c; all measured in
+ * docs/DESIGN.md, "The helpers").
  *
  * Where a thread of the target ran lately on the sampler's own CPU and
  * the target's threads compete for the CPUs (one waited for a CPU a
  * fifth of its time between two ticks that read it, or was found waiting
  * at a tick: competing()), every CPU a thread ran on is held
  * (plan_holds()).  Then the threads found at the take are those that ran
- * at the tick, and no thread that waits for a CPU is stopped: three busy
- * threads 1:2:3 on 2 CPUs (tests/targets/ratio3.c) at 999 Hz had
- * 15/39/46% of the samples (--weight=samples; three runs,
- * 20.7/36.2/43.1 in the worst) with quiet threads not held there,
- * 16-17.5/33-34/49-50% held, against their own clocks' 17/33/50 (with
- * CPU-time weights, both within 0.3 points).  Where the threads do not
- * compete, holding every CPU only cost: two busy threads on 2 CPUs, six
- * alternating runs each, ctprof used 42 us of CPU a sample (medians of
- * the runs) against 59 held at 999 Hz, and 63 against 78 at 99 Hz; the
- * median stall was 30.5 against 41 us, and 48.5 against 49.5; the
- * workload ran 1.07 against 1.11 times as long as bare at 999 Hz, 1.02
- * against 1.00 at 99 Hz (runs 0.96-1.14).  Before ctprof's timers
- * stopped reprogramming the CPU's timer device at each tick
- * (set_timer()), holding had made such threads faster: 1.27 times as
- * long as bare against 1.39 (nine runs), 1.119 against 1.140 on a later
- * VM (15). */
+ * at the tick, and no thread that waits for a CPU is stopped: unheld
+ * there, busy threads that compete got sample counts off their CPU
+ * shares (tests/targets/ratio3.c).  Where the threads do not compete,
+ * holding every CPU only costs (docs/DESIGN.md, "The helpers"). */
 
 /* Is thread T's CPU to be held for its stop at the next tick? */
 bool wants_hold(const struct thread *t)
@@ -163,13 +140,9 @@ void count_unheld(struct sampler *sp, struct thread *t)
  * it at this tick: it woke too late, on a host slower than usual, or a
  * thread of a higher priority held the CPU.  Asked for now, the stop
  * would land where T next leaves the kernel, which is no sample of where
- * it ran.  With the helpers kept off the CPUs by a SCHED_FIFO thread per
- * CPU that spun 20-100 us every 100-400 us (tests/targets/rtsteal.c),
- * 691-844 of selftime syscall's 2500 stops were asked for so, and its
- * share of the call was 10-15 points above its own clock's; 4.6-9 with
- * them put off (and, with kicker_claim() and not_held() too, 1-3.4;
- * perf, 1-2).  So it is not asked for: T's CPU time and its tick go to
- * its next sample.  After PUT_OFF_MAX times in a row, no
+ * it ran (tests/targets/rtsteal.c; docs/DESIGN.md, "The helpers").  So it
+ * is not asked for: T's CPU time and its tick go to its next sample.
+ * After PUT_OFF_MAX times in a row, no
  * more until a helper holds T's CPU again: a thread of the target with a
  * real-time priority, which no helper preempts, is sampled as before, and
  * so is any thread where no helper can be had at all. */
@@ -214,13 +187,9 @@ void plan_holds(struct sampler *sp, uint64_t n)
 			/* ctprof wakes up on its own CPU (a real-time thread
 			 * goes back to the CPU it left, where nothing runs
 			 * above it) and takes it there before a helper
-			 * could: with two busy threads on 2 CPUs at 999 Hz,
-			 * that helper came first at none of 3541 ticks, and
-			 * only cost the thread there its wake-up at every
-			 * tick.  Without it (8 alternating runs each), the
-			 * helpers used 21.4 us of CPU a sample instead of
-			 * 24.0 (medians); the threads' slowdown, 1.17
-			 * against 1.18, moved less than the runs did. */
+			 * could, so that helper would only cost the thread
+			 * there its wake-up at every tick (docs/DESIGN.md,
+			 * "The helpers"). */
 			sp->want[c] = c == sp->here ? WANT_SELF : kicker_want(k, c) ? WANT_READY : WANT_UNREADY;
 		}
 	for (c = 0; c < k->ncpus; c++)
@@ -230,10 +199,10 @@ void plan_holds(struct sampler *sp, uint64_t n)
 
 /* The first tick's holds.  A helper starts when its CPU is first wanted
  * (kicker_want()) and sleeps until the tick after, so every thread's first
- * stop was put off (put_off()), its CPU time left to its next sample: a
- * program run for 1.6 s at 1 Hz (tests/targets/ratio3.c) had no sample
- * at all.  The helpers of the CPUs that the target's threads run on now
- * start a period before the first tick, which holds those CPUs as the
+ * stop was put off (put_off()), its CPU time left to its next sample, and
+ * a short run at a low rate had no sample at all (docs/DESIGN.md, "Waking
+ * at the tick").  The helpers of the CPUs that the target's threads run on
+ * now start a period before the first tick, which holds those CPUs as the
  * ticks after it do (plan_holds()). */
 void plan_first_holds(struct sampler *sp)
 {
