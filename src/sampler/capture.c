@@ -165,12 +165,9 @@ struct capture *capture_thread(void *arg, struct thread *t)
 	 * and the stop broke the call there.  That is a sample of the call.
 	 * Not one picked by the fast path in choose(), which does not read
 	 * its state: it may be asleep, having slept up to AWAKE_SLACK_NS
-	 * and a little more (awake_since_resume()) since its last resume
-	 * (with those counted too, six runs attached to redis-server had 3-9%
-	 * more samples than ticks of its CPU time; without, -12% to +7%).
-	 * tests/targets/pollsleep.c (a ppoll() of 900 descriptors, ~100 us
-	 * of CPU before it sleeps), pinned to one CPU at 999 Hz, had 61-238
-	 * stops a run not counted so (three runs), 0-1 with them counted. */
+	 * and a little more (awake_since_resume()) since its last resume,
+	 * and counted too, such stops oversampled a server
+	 * (docs/DESIGN.md, "Where a stop lands"). */
 	if (!sp->wall && regs_in_syscall(&c->regs) && !(t->st->at_take && t->st->asked_held)) {
 		sp->stats.blocked_at_tick++;
 		t->st->blocked_n = sp->tick_n + 1;

@@ -94,24 +94,16 @@ static int choose_unread(struct sampler *sp, struct thread *t, int *sched)
 	}
 	/* Reading after the tick, a thread that has not slept since
 	 * its last sample, on a CPU taken at this tick, ran up to
-	 * then: its schedstat says so, its stat (3 us more, in the
-	 * stall of every thread sampled) need not be read.  Where it
+	 * then: its schedstat says so, its stat (read in the stall of
+	 * every thread sampled) need not be read.  Where it
 	 * runs is the CPU it was last seen on; read again every few
 	 * ticks, in case it moved, and at every tick for a thread seen
 	 * to move lately.  Nor where the target's threads compete for
 	 * the CPUs: one that waits for its CPU, woken or preempted just
 	 * before the take, reads as awake too (its wait is counted only
 	 * when it gets the CPU), and is stopped where it was preempted.
-	 * Threads taking turns at a lock do both: three Python threads
-	 * of a CPU-bound loop on 2 CPUs, attached at 999 Hz for 4 s
-	 * (four runs each, alternating, perf -g between them), with this
-	 * path as it was, had 639-1369 of ~3995 ticks taken by stops
-	 * asked for with the wrong CPU held (not counted, see
-	 * not_held()), the GIL's futex wait at 2.9-3.4% of the profile
-	 * against perf's 0.6-0.8%, and a distance to perf's of
-	 * 0.052-0.078 (perf's own runs: 0.029-0.032); as it is now, 6-13
-	 * such ticks, 0.2-0.5% and 0.029-0.052; with this path never
-	 * taken, none, 0.3-0.4% and 0.030-0.041. */
+	 * Threads taking turns at a lock do both (Python's at its GIL;
+	 * docs/DESIGN.md, "Waking at the tick"). */
 	if (sp->at_tick && !sp->wall && t->st->cpu_read_n && sp->tick_n + 1 - t->st->cpu_read_n < CPU_READ_TICKS &&
 	    (!t->st->moved_n || sp->tick_n + 1 - t->st->moved_n > RECENT_TICKS) && !competing(sp, sp->tick_n) &&
 	    taken_at(sp, t->st->last_cpu) && (*sched == 0 || (*sched = thread_sched(t)) == 0) && t->st->run_known &&
@@ -146,13 +138,10 @@ bool choose_thread(struct sampler *sp, struct thread *t)
 	/* Any other thread, a quiet one included, has its stat read: its
 	 * schedstat alone cannot say that it runs now.  The CPU time there
 	 * (se.sum_exec_runtime) moves for a running thread only when the
-	 * scheduler updates it (its tick, 4 ms at HZ=250 here, or a
-	 * switch).  Tried for a quiet thread at 99 Hz (bench/workload.c,
-	 * 200 reads): its CPU time since its last resume, from two
-	 * schedstat reads, differed from the time since by -2.3 to +2.3 ms
-	 * (10th to 90th percentile), so a slack large enough to pick it
-	 * without its stat would also pick a thread asleep for that long,
-	 * and wake it to stop. */
+	 * scheduler updates it (its tick, or a switch), so a slack large
+	 * enough to pick a quiet thread without its stat would also pick a
+	 * thread asleep for that long, and wake it to stop (docs/DESIGN.md,
+	 * "Waking at the tick"). */
 	/* Not opened when the thread was found, for want of a descriptor:
 	 * tried again (at most every FDS_RETRY_NS while they are short). */
 	if (t->stat_fd < 0)
@@ -162,11 +151,9 @@ bool choose_thread(struct sampler *sp, struct thread *t)
 	 * arrival after the schedstat read shows in the next one (the
 	 * idle_known test above), and one before it was followed by the
 	 * block that the state, read after, shows.  Read the other way
-	 * round, the state had to be read again after the arrivals.
-	 * Three Python threads taking turns at the GIL, attached at 99
-	 * Hz: 4.9 stat reads a tick before, 3.0 now; five alternating
-	 * runs each, a median stall of 106.5-138.5 us before, 92.5-113.5
-	 * now. */
+	 * round, the state had to be read again after the arrivals
+	 * (docs/DESIGN.md, "Known limits, measured": threads that take
+	 * turns at a lock). */
 	if (!sp->wall && sched > 0)
 		sched = thread_sched(t);
 	state = proc_state(t->stat_fd, &cpu, &faults);
@@ -233,14 +220,10 @@ bool choose_thread(struct sampler *sp, struct thread *t)
  * Reading after the tick, with CPUs held, the threads known to be idle
  * are left for the IDLE pass, after ask_stops() has let go of the CPUs
  * whose threads were found (*DEFERRED: how many were left).  Each takes
- * a schedstat read to see that it has not run since (0.6 us here), and a
- * held CPU is the target's time lost and the helper's CPU time spent:
- * with bench/threads64.c (4 busy threads and 60 idle ones on 2 CPUs) at
- * 999 Hz, the helper held its CPU 57 us a tick, most of it for those
- * reads.  Read after, six alternating runs each: the helper's CPU time
- * 23-35 us a sample (median 27.5) against 39-63 (51.6), ctprof's in all
- * 112-154 (119) against 126-185 (158), and the busy threads' work in
- * their 3 s 5.41-5.87 million loops (5.80) against 5.41-5.98 (5.50).
+ * a schedstat read to see that it has not run since, and a held CPU is
+ * the target's time lost and the helper's CPU time spent: with many idle
+ * threads those reads were most of a hold (bench/threads64.c;
+ * docs/DESIGN.md, "Waking at the tick").
  * One that has run since is read in full then; it was not on a CPU let
  * go at the take (that CPU's thread was found, see ran_at_tick()), and
  * any other held CPU is still held. */

@@ -15,14 +15,11 @@
  * left the kernel: the signal was delivered between.  Under ptrace it is
  * common, not rare: each signal stops the thread (signal-delivery stop)
  * until ctprof delivers it, and the thread then sets up the frame on its
- * way back to user space, which is where an asked-for stop finds it.
- * Recorded by perf -a in the same runs, a C program sent SIGUSR1 every
- * 20 us had 22.0% of its samples at its handler's first instruction,
- * perf 0.5% in the handler (24% of the stops were such); a Go program
- * whose runtime preempted goroutines some 4000 times a second
- * (tests/targets/lang/preempt.go) had 9.6-11.7% in runtime.sigtramp,
- * perf 0.3-0.5%.  Go runs handlers on a stack of their own: the stack
- * is copied again from the interrupted SP (capture_thread).
+ * way back to user space, which is where an asked-for stop finds it;
+ * counted there, a program that takes many signals shows its handlers
+ * far above perf's share (docs/DESIGN.md, "Signal handlers").  Go runs
+ * handlers on a stack of their own: the stack is copied again from the
+ * interrupted SP (capture_thread).
  *
  * A handler that keeps no frame at all (a leaf that pushes nothing) has
  * the trampoline at SP throughout, and a stop anywhere in it is taken
@@ -35,9 +32,9 @@ bool handler_entry(struct sampler *sp, struct target *tgt, struct capture *c)
 	uint64_t ret;
 
 	/* The word at SP is most often no code address: looked up as one,
-	 * it would have the maps read again, in the stop (33 us a sample
-	 * more at 999 Hz on bench/workload.c).  Only code already mapped is
-	 * checked. */
+	 * it would have the maps read again, in the stop, at every sample
+	 * (docs/DESIGN.md, "Signal handlers").  Only code already mapped
+	 * is checked. */
 	if (!capture_read(c, regs_sp(&r), &ret, sizeof(ret)) || !(mp = maps_find(&tgt->maps, ret)) ||
 	    !mp->exec || !unwind_sigframe_regs(c, regs_sp(&r) + sizeof(ret), &r) ||
 	    !maps_is_sigreturn(&tgt->maps, ret))
@@ -62,8 +59,7 @@ bool handler_entry(struct sampler *sp, struct target *tgt, struct capture *c)
  * of an ordinary function (return address at SP): a walk by it reads
  * the ucontext's flags as a return address and fails.  Such a stop is
  * rare (an interrupt or a fault on those two instructions: a page of
- * code faulted in, a tick); one failed stack in 2028 samples of
- * tests/targets/lang/sieve.go in CI was one.
+ * code faulted in, a tick; docs/DESIGN.md, "Signal handlers");
  * tests/targets/sigtramp.c makes them common.  Go's handlers run on a
  * stack of their own, so the interrupted stack is copied as well if it
  * is not in the copy. */
@@ -92,8 +88,8 @@ bool in_sigreturn(struct sampler *sp, struct target *tgt, struct capture *c)
 	 * pushed on the goroutine's stack: that stack is read only now,
 	 * after the thread ran on and past that word, and a walk from it
 	 * would go on from whatever is there now.  Cut short at the
-	 * trampoline instead, as perf's walk from the signal stack is (it
-	 * failed, 1 stack in 6 runs of sieve.go's 2000). */
+	 * trampoline instead, as perf's walk from the signal stack is
+	 * (docs/DESIGN.md, "Rings: samples without a stop"). */
 	if (c->from_ring && !capture_read(c, regs_sp(&c->sigregs), &w, sizeof(w)) &&
 	    (mp = maps_find(&tgt->maps, regs_pc(&c->sigregs))) && mp->exec &&
 	    unwind_go_async_preempt(maps_module(&tgt->maps, mp->module), regs_pc(&c->sigregs) - mp->bias)) {
@@ -131,12 +127,12 @@ size_t scan_end(const struct capture *c, size_t off, size_t limit)
  * trampoline's code; where one is, and the interrupted SP is outside the
  * copy, the stack there is copied too (copy_stack2()).  Not in Go's code
  * (copy_go_interrupted()), and only in a thread that ctprof has seen a
- * signal delivered to: the search costs 0.4-0.6 us a sample.  A handler
+ * signal delivered to, since the search costs something at every sample
+ * (docs/DESIGN.md, "Signal handlers").  A handler
  * runs in no other thread, but in one that ran it as ctprof attached: a
  * thread found running then is looked through at its first sample, and
- * at every one after if that found a handler's frame.  Before, attached
- * to tests/targets/sigframe.c in the handler, every stack failed at the
- * interrupted frame, under both unwinders.  A frame whose interrupted SP
+ * at every one after if that found a handler's frame.  A frame whose
+ * interrupted SP
  * is in the copy, above it, is of a signal that came in a handler on the
  * same stack: the search goes on from there for the outer handler's. */
 void copy_alt_interrupted(struct sampler *sp, struct target *tgt, struct thread *t,

@@ -68,10 +68,9 @@ void tick(struct sampler *sp, uint64_t n, uint64_t t_ns, uint64_t woke_ns)
 	 * sleeps, and its stop wakes ctprof up again; the threads whose
 	 * CPUs were held stop as soon as their helpers let go.  Taken
 	 * first, spinning, they are stopped for that long and not also for
-	 * the other's way to its stop and ctprof's wake-up: with two busy
-	 * threads on 2 CPUs at 999 Hz, the median stall went from 110 to 70
-	 * us (eight alternating runs each), and the thread that shares
-	 * ctprof's CPU waits as it did, behind ctprof. */
+	 * the other's way to its stop and ctprof's wake-up, and the thread
+	 * that shares ctprof's CPU waits as it did, behind ctprof
+	 * (docs/DESIGN.md, "The helpers"). */
 	if (spin && nhere && nheld && s->waiting >= nheld && sp->stats.realtime)
 		session_wait_samples(s, SPIN_HELD_NS, 0, -1, s->waiting - nheld);
 	if (nhere || crowd)
@@ -84,11 +83,7 @@ void tick(struct sampler *sp, uint64_t n, uint64_t t_ns, uint64_t woke_ns)
 	 * it has not run meanwhile.  So is one whose CPU is let go where
 	 * another thread of the target waits for it (crowded()): the
 	 * scheduler may give it to that one first, and no spin is worth
-	 * that wait.  bench/threads64.c (4 busy threads on 2 CPUs) at 999
-	 * Hz spun 14.6 us a sample for such stops, and ctprof used 114 us
-	 * of CPU a sample (median of six alternating runs, 103-126) against
-	 * 106 (91-111) without that spin; the busy threads' work and their
-	 * stalls did not move beyond the runs' own.
+	 * that wait (docs/DESIGN.md, "The helpers").
 	 *
 	 * Where no thread of the target was found waiting for the CPU of a
 	 * stop asked for, at the tick, and no stop of an earlier tick is
@@ -99,10 +94,8 @@ void tick(struct sampler *sp, uint64_t n, uint64_t t_ns, uint64_t woke_ns)
 	 * own, set and taken back at every tick, was two writes to the CPU's
 	 * timer device (see set_timer()).  Otherwise the half-period timer
 	 * stays: its wake-up is a point where the scheduler may let the
-	 * thread whose stop is waited for run.  On bench/threads64.c without
-	 * it, the mean stall was 615-661 us against 538-555 (four runs
-	 * each); without it only where a stop of an earlier tick was still to
-	 * come, 616-643 against 545-551. */
+	 * thread whose stop is waited for run, and without it the stalls were
+	 * longer (docs/DESIGN.md, "Timers on a VM"). */
 	if (s->waiting && slow)
 		session_wait_samples(s, spin && sp->stats.realtime ? SPIN_NS : 0, sp->period_ns / 2, -1, 0);
 	else if (s->waiting)
@@ -121,30 +114,21 @@ void tick(struct sampler *sp, uint64_t n, uint64_t t_ns, uint64_t woke_ns)
  *
  * ctprof's CPU time since the last tick taken (the sampler's, the
  * helpers', the stops' and their unwinding) is time it kept from the
- * target, whose threads also wait in their stops meanwhile.  At 5000 Hz,
- * four busy threads of bench/workload.c on 2 CPUs ran 2.52 times as
- * long as alone (5.61 s against 2.23), ctprof using half a CPU, where
- * perf record --call-graph dwarf, which the kernel holds to a quarter of
- * each CPU's time (perf_cpu_time_max_percent), had them take 1.15 times
- * as long.  Where ctprof's CPU time per CPU that the target ran on (the
+ * target, whose threads also wait in their stops meanwhile.  Where
+ * ctprof's CPU time per CPU that the target ran on (the
  * samples of a tick, up to the CPUs online; a mean over the last ticks
  * taken) is more than a THROTTLE_SHARE-th of the period, as many ticks
  * as bring it under are left out after each one taken.  So a target
  * with a thread busy on each of 64 CPUs may cost ctprof a whole CPU at
  * each tick and not be throttled: it loses a 64th of its time, as it
- * would to perf.  By the time per sample instead, whatever the CPUs,
- * the four threads took 4.69 s at 5000 Hz: ctprof's 36 us a sample
- * under a quarter of the period, at 2.5 samples a tick on 2 CPUs.
+ * would to perf, which the kernel holds to a share of each CPU's time.
  * Samples weigh the CPU time since the thread's last one, so the shares
  * do not change; fewer ticks take them.  A tick's time counts up to what
  * passed since the last one taken: the first ticks, which load the
  * unwinder's tables, do not set it off.  The stops ctprof did not ask
  * for are left out of it (session other_ns): the target's signals, its
  * clones and exits stop it under ptrace at any rate, and leaving ticks
- * out would not save them.  tests/targets/lang/preempt.go, whose garbage
- * collections send 4000-7000 signals a second, 16-27 us of ctprof's CPU
- * each, had 61-69% of its ticks left out at 999 Hz; 0-42% without them
- * (18 runs; its collections vary from run to run). */
+ * out would not save them (docs/DESIGN.md, "The throttle"). */
 uint64_t throttle(struct sampler *sp, uint64_t n)
 {
 	uint64_t cpu = cpu_time_ns(), samples = sp->stats.samples, used, span, d, k, other;
@@ -188,15 +172,15 @@ uint64_t throttle(struct sampler *sp, uint64_t n)
  *
  * Two timers, each set two ticks ahead, because setting a timer that
  * comes before every other one on the CPU reprograms the CPU's timer
- * device, and that is a write to the TSC deadline MSR: 8-10 us on this
- * VM, traced (msr:write_msr), as long as the work of a helper's tick.  The
+ * device, and on a VM that write (to the TSC deadline MSR) costs as
+ * much as the work of a helper's tick.  The
  * interrupt of tick N programs the device for the next timer queued on
  * the CPU anyway: with the timer of tick N + 1 queued by then, it is
  * that one, and setting tick N + 2's after it programs nothing.  Nor
  * does the wait for the stops where it ends at the next tick's timer
  * rather than at a timeout of its own, which was a write to program it
- * and another to take it back (tick()).  With two busy threads on 2
- * CPUs, that is three writes of five on ctprof's CPU at each tick. */
+ * and another to take it back (tick(); docs/DESIGN.md, "Timers on a
+ * VM"). */
 int set_timer(struct sampler *sp, uint64_t n)
 {
 	int i = (int)(n & 1);
