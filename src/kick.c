@@ -22,15 +22,13 @@
  * Beside that timer, two timerfds that nothing reads (the shadows) are
  * set for the next two ticks, each when it has fired, two ticks ahead.
  * Setting a timer that comes before every other one on the CPU writes the
- * TSC deadline MSR, 8-10 us here (traced, msr:write_msr), and so did each
+ * TSC deadline MSR, a VM exit, and so did each
  * sleep until the next tick: the interrupt of a tick programs the device
  * for the next timer queued, which was the kernel's own tick, and the
  * sleep then reprogrammed it for ours.  With the shadow of the next tick
  * queued, the interrupt programs it, and the sleep's timer, due at the
- * same nanosecond, programs nothing; both fire in one interrupt.  A
- * helper waking every millisecond on a busy CPU used 12.3 us of CPU a
- * wake-up instead of 18.5-20.5 (a probe, three runs each; most of what
- * is left is the interrupt's own write, counted to the thread it wakes).
+ * same nanosecond, programs nothing; both fire in one interrupt
+ * (docs/DESIGN.md, "Timers on a VM").
  */
 #define _GNU_SOURCE
 #include "kick.h"
@@ -248,11 +246,9 @@ int kicker_init(struct kicker *k, uint64_t start_ns, uint64_t period_ns, int pri
 	k->period_ns = period_ns;
 	/* ctprof comes later to a tick the longer it slept before it, and a
 	 * helper that gives up before the stops are asked for costs the
-	 * sample (the sampler's put_off()).  At 10 Hz on this VM, selftime
-	 * syscall for 15 s: with 200 us at most, 13, 19 and 75 of some 150
-	 * holds were given up in three runs; in the last, the stops put off
-	 * as often as they may be were then asked for unheld, and the call
-	 * had 87.5% of the profile where its own clock said 16.4%. */
+	 * sample (the sampler's put_off()): at low rates a hold of 200 us
+	 * was given up often enough to skew a profile (docs/DESIGN.md,
+	 * "Waking at the tick"). */
 	k->hold_max_ns = period_ns / KICK_HOLD_SHARE;
 	if (k->hold_max_ns > KICK_HOLD_LONG_NS)
 		k->hold_max_ns = KICK_HOLD_LONG_NS;

@@ -24,9 +24,9 @@
 /* An event's first period: a random part of the period, then the whole
  * (ktrigger_full_period()).  A thread's count starts at 0, and with whole
  * periods from there a thread that runs for less than one was never
- * sampled (12000 threads of 30 us each: none); with the first overflow
- * at a uniform point of the period, a thread's expected samples are its
- * CPU time over the period, however short it lives. */
+ * sampled; with the first overflow at a uniform point of the period, a
+ * thread's expected samples are its CPU time over the period, however
+ * short it lives (docs/DESIGN.md, "The first period"). */
 static uint64_t first_period(uint64_t period_ns)
 {
 	/* The kernel times a software event no finer than 10 us. */
@@ -216,8 +216,7 @@ static bool ring_keep_sample(struct ktrigger *k, struct thread *t, uint64_t at, 
 	 * whole period of their time is kept, standing for a
 	 * whole period, from a random phase: each sample is one
 	 * period, as --weight=samples and top's samples a second
-	 * count them (a first period of 0.3 ms at 99 Hz gave 30
-	 * samples in the 10 ms before the ring was read). */
+	 * count them (docs/DESIGN.md, "The first period"). */
 	if (!t->kt.kr_full) {
 		ktrigger_full_period(k, t->kt.kr_fd);
 		t->kt.kr_full = true;
@@ -398,8 +397,10 @@ int ktrigger_find_stop_code(struct ktrigger *k)
 		return -1;
 	/* One pass: the file lists the kernel's own symbols by address, so
 	 * a symbol ends where the next higher address starts.  Lines are
-	 * "ADDRESS TYPE NAME [MODULE]", 120000 of them: compared as text,
-	 * not scanned (sscanf made it 0.1 s of ctprof's start). */
+	 * "ADDRESS TYPE NAME [MODULE]", some hundred thousand of them:
+	 * compared as text, not scanned, which was a noticeable part of
+	 * ctprof's start (docs/DESIGN.md, "Rings: samples without a
+	 * stop"). */
 	while (fgets(line, sizeof(line), f)) {
 		char *end, *name;
 		unsigned long long a = strtoull(line, &end, 16);
@@ -543,7 +544,8 @@ int ktrigger_open(struct ktrigger *k, struct thread *t, bool check_mask)
 	k->by_signal[i]++;
 	if (k->kernel) {
 		/* Looked up once, for the first thread that stops for its
-		 * samples: 30-50 ms of the kernel's formatting. */
+		 * samples: the kernel's formatting of the file is slow
+		 * (docs/DESIGN.md, "Rings: samples without a stop"). */
 		if (!k->stop_code_read) {
 			k->stop_code_read = true;
 			ktrigger_find_stop_code(k);

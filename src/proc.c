@@ -76,10 +76,9 @@ static uint64_t fds_retry_ns;
  *
  * Once an open has run out of descriptors, the next ones fail at once,
  * without the system call, for FDS_RETRY_NS or until ctprof closes one
- * of its own (proc_fd_closed()).  Each thread whose files it could not
- * keep open was tried again at every tick: 200 idle threads under a
- * hard limit of 256 at 999 Hz, 179161 failed opens in 2 s with --wall,
- * ctprof busy all the time, and 41820 and 497 ms of its CPU without. */
+ * of its own (proc_fd_closed()): tried again at every tick, the failed
+ * opens of threads whose files could not be kept open kept ctprof busy
+ * (docs/DESIGN.md, "Stops and copies"). */
 static int open_task_file(pid_t pid, pid_t tid, const char *name)
 {
 	char path[64];

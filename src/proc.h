@@ -71,9 +71,9 @@ int proc_cpus_idle(int fd, uint64_t *idle, int ncpus);
  * system call number (-1: blocked, but not in a system call), its
  * arguments into ARGS if not NULL (zeros if not in a call), its stack
  * pointer and the address after the call.  0, or -1 if it is not
- * blocked (running) or cannot be read.  A read of the file kept open
- * took 2.8 us here, an open, read and close 8-22 us (medians of 200
- * after 1 ms asleep). */
+ * blocked (running) or cannot be read.  Kept open because a read costs
+ * a fraction of an open, read and close (docs/DESIGN.md, "Wall-clock
+ * mode"). */
 int proc_open_task_syscall(pid_t pid, pid_t tid);
 int proc_read_wait_site(int fd, long *nr, uint64_t args[6], uint64_t *sp, uint64_t *pc);
 

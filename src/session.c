@@ -175,11 +175,10 @@ int session_init(struct session *s, bool follow_forks)
 	s->sigfd = -1;
 	s->follow_forks = follow_forks;
 	/* Each thread sampled keeps two to four /proc files open (stat,
-	 * schedstat, and sched or syscall for some): a soft limit of 1024,
-	 * the usual one, ran out at about 400 threads, and a thread whose
-	 * files cannot be opened is sampled less well (--wall stopped 600
-	 * idle threads at every tick: 18646 stops in 2 s, against 1159 with
-	 * the limit raised; tests/fdlimit.sh).  The soft limit goes up to
+	 * schedstat, and sched or syscall for some): the usual soft limit
+	 * of 1024 runs out at a few hundred threads, and a thread whose
+	 * files cannot be opened is sampled less well (docs/DESIGN.md,
+	 * "Stops and copies"; tests/fdlimit.sh).  The soft limit goes up to
 	 * the hard one, as perf does on EMFILE; a command ctprof runs gets
 	 * the limit back. */
 	if (getrlimit(RLIMIT_NOFILE, &s->old_nofile) == 0 && s->old_nofile.rlim_cur < s->old_nofile.rlim_max) {
@@ -719,9 +718,7 @@ void session_wait_samples(struct session *s, uint64_t spin_ns, uint64_t wait_ns,
 	 * took still gets reaped.  Where there were none (the stops were
 	 * reaped after their SIGCHLDs were read, in the loop above), a
 	 * status still to come raises a SIGCHLD of its own, and the empty
-	 * waitpid() is saved.  Two busy threads (bench/workload.c), 3 s
-	 * under perf trace -s: 3.20 waitpid() calls a sample before, 2.83
-	 * after at 999 Hz; 2.20 and 1.96 at 99 Hz. */
+	 * waitpid() is saved (docs/DESIGN.md, "Stops and copies"). */
 	if (s->waiting <= upto && session_read_signals(s))
 		session_reap(s);
 	s->sleep_ns += now_ns() - start - (s->resume_ns + s->sample_ns + s->other_ns - inside);

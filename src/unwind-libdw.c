@@ -413,7 +413,8 @@ static enum unwind_result ld_walk(void *state, const struct capture *c,
 	 * the outermost, and ends the walk as complete: a stack cut short by
 	 * the end of its copy (all of bench/workload.c's with --stack-size=1k,
 	 * where libunwind said truncated), or one that goes on where nothing
-	 * was copied (a handler's on a stack of its own, before bfba5f9).
+	 * was copied (a handler's on a stack of its own, where that stack is
+	 * not copied).
 	 * The outermost frames (_start, a thread's start in clone) say so in
 	 * their CFI, with no read. */
 	if (st->truncated)

@@ -46,7 +46,8 @@ extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip
 
 /* With caching on, libunwind 1.6 takes a lock around every cache access and
  * masks all signals while it holds it: two sigprocmask system calls per
- * unw_step, measured as 55.6 -> 7.5 us per 23-frame unwind.  libunwind
+ * unw_step, most of an unwind's time (docs/DESIGN.md, "The house").
+ * libunwind
  * imports sigprocmask from the C library, so the definition below, in the
  * executable, is the one it calls.  While ctprof unwinds, it does nothing:
  * only the sampling thread unwinds (its other threads, the helpers of

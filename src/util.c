@@ -127,10 +127,8 @@ int timerfd_set_at(int fd, uint64_t when)
  * the thread it samples by the same amount at the same point of each
  * period, and a thread whose work repeats in less than a period or two
  * falls into step with the ticks, so that they find it at the same point
- * of its cycle, tick after tick.  tests/targets/pollsleep.c (150 us of
- * arithmetic, a ppoll() of about 100 us of CPU, 200 us asleep), pinned to
- * one CPU at 999 Hz: ppoll was 25.6% of one report and 82.9% of the next
- * where it took 41.6% of the CPU by its own clock.  perf's tick delays
+ * of its cycle, tick after tick (tests/targets/pollsleep.c;
+ * docs/DESIGN.md, "Where a stop lands").  perf's tick delays
  * nothing and needs no jitter.  A tick placed at a random point of the
  * first half of its period keeps one tick a period and at least half a
  * period between two, which the sampler needs for its work, and no

@@ -27,8 +27,9 @@ static void append_chain(const struct capture *c, unsigned from, uint64_t *pcs, 
  * walk's frames up to the first Go one (the vDSO's, and the Go function
  * that called it: read from the system stack the tick copied) are right;
  * those above it came from the goroutine's stack read later, after the
- * thread ran on (time.now's frame already gone: 23% of clock.go's
- * samples ended there).  They are taken from the chain the kernel read
+ * thread ran on, often with time.now's frame already gone
+ * (docs/DESIGN.md, "Rings: samples without a stop").  They are taken
+ * from the chain the kernel read
  * by frame pointer at the tick instead, which Go keeps: after that Go
  * frame's return address in it, or, where the vDSO had not yet pushed a
  * frame pointer of its own and the chain skips that frame, after the

@@ -51,11 +51,9 @@ static void push_leaf(struct sampler *sp, unsigned *n, uint64_t key)
  * it next left the kernel.  Its CPU was read at most CPU_READ_TICKS ago
  * (see choose()), and a thread the helpers preempt, or that ptrace
  * resumes, may be moved to an idle CPU meanwhile.  Not counted: its
- * ticks and CPU time go to its next sample.  With a SCHED_FIFO thread per
- * CPU that took it for 20-100 us every 100-400 us (tests/targets/
- * rtsteal.c), 92-109 of selftime syscall's 1600 held stops were such,
- * and its share of the call was 3.7-6.1 points above its own clock's;
- * 1.0-3.4 without them.  Where nothing else runs, none. */
+ * ticks and CPU time go to its next sample.  Such stops come where a
+ * host takes the CPUs now and then (tests/targets/rtsteal.c;
+ * docs/DESIGN.md, "The helpers"); where nothing else runs, none. */
 bool not_held(struct sampler *sp, const struct capture *c)
 {
 	struct thread *t;
@@ -113,10 +111,10 @@ static void walk_capture(struct sampler *sp, struct capture *c, unsigned *np)
 	}
 	/* A ring's tick whose frames go on on another stack, copied
 	 * as the ring was read, after the thread ran on: a walk that
-	 * fails past its first frame read stale words there (1 stack
-	 * in 12 runs of sigtramp's 900 samples, its handler on an
-	 * alternate stack), where nothing is wrong with the walk: cut
-	 * short there, not failed. */
+	 * fails past its first frame read stale words there, where
+	 * nothing is wrong with the walk (sigtramp's handler on an
+	 * alternate stack; docs/DESIGN.md, "Rings: samples without a
+	 * stop"): cut short there, not failed. */
 	if (res == UNWIND_FAILED && c->from_ring && c->stack2_len && n >= 2)
 		res = UNWIND_TRUNCATED;
 	if (c->nchain && (c->go_sigframe || c->go_vdso) &&
@@ -180,10 +178,10 @@ static void count_capture(struct sampler *sp, struct capture *c, unsigned n)
 	 * stop was asked for: the first return to user space takes
 	 * the stop.  The call may have ended meanwhile: a nanosleep
 	 * whose time is up when the woken thread gets a CPU returns 0
-	 * rather than be restarted.  Counted where it stopped, such a
-	 * thread ran in __clock_nanosleep for 15-20% of the samples of
-	 * a client that sleeps 0.5 ms between requests, with stops of
-	 * 230 us (wall.sh's echoserver). */
+	 * rather than be restarted, and counted where it stopped, a
+	 * client that sleeps between requests showed running in its
+	 * sleep (wall.sh's echoserver; docs/DESIGN.md, "Wall-clock
+	 * mode"). */
 	if (c->blocked && regs_syscall(&c->regs) >= 0) {
 		push_leaf(sp, &n, frame_key_syscall(regs_syscall(&c->regs)));
 		if (c->woke)

@@ -107,10 +107,10 @@ void settle_rest(struct sampler *sp)
 /* On-CPU: a tick passed while thread T's stop, asked for at an earlier
  * one, had not come.  A thread in the kernel stops when it leaves it,
  * and where the kernel does not preempt kernel code (PREEMPT_NONE) a
- * long call that does not sleep runs on to its end first: selftime's
- * madvise(MADV_DONTNEED) of 64 MiB, 1.5 ms a call and 3.0% of its time
- * by its own clock, had one sample a call and 0.7% of them (perf, which
- * samples the kernel too, 3.0%).  The ticks it ran through are its
+ * long call that does not sleep runs on to its end first, with one
+ * sample for all the ticks it ran through: counted once, such a call
+ * shows at a fraction of its time (docs/DESIGN.md, "Known limits,
+ * measured": selftime's madvise()).  The ticks it ran through are its
  * sample's too: as many as the CPU time it used since its stop was
  * asked for makes periods (to the nearest), no more than have passed;
  * a thread that waited for a CPU meanwhile ran through none. */

@@ -29,8 +29,9 @@ static bool in_go_vdso_call(struct target *tgt, uint64_t addr, bool exact)
  * address into such a call lies in the first words copied), and that
  * SP is outside the copy, the stack there is copied too (copy_stack2()).
  * Without it, a loop reading the clock (tests/targets/lang/clock.go) had
- * 73-80% of its stacks end at time.now or runtime.nanotime1, counted
- * failed (both unwinders).  True if it was copied. */
+ * most of its stacks end at time.now or runtime.nanotime1, counted
+ * failed (docs/DESIGN.md, "Unwinding without the usual CFI").  True if
+ * it was copied. */
 bool copy_go_stack(struct sampler *sp, struct target *tgt, struct capture *c)
 {
 	const struct mapping *mp = maps_find(&tgt->maps, regs_pc(&c->regs));
@@ -59,8 +60,8 @@ bool copy_go_stack(struct sampler *sp, struct target *tgt, struct capture *c)
  * returns to), then the ucontext.  A stop in a handler (Go's preemption
  * signal, some thousands a second in a busy program; SIGPROF under Go's
  * own profiler) had the interrupted goroutine's frames on a stack not
- * copied, and its stack ended at runtime.sigreturn: 0.37% of
- * tests/targets/lang/preempt.go's time.  So in a Go module's code whose
+ * copied, and its stack ended at runtime.sigreturn (docs/DESIGN.md,
+ * "Signal handlers").  So in a Go module's code whose
  * runtime.sigreturn is known (its symbols read by the unwinder, outside
  * any stop), the first GO_SIGFRAME_SCAN bytes of the copy are looked
  * through for that address; where it is, and the interrupted SP is

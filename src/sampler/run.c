@@ -41,11 +41,11 @@ int sampler_init(struct sampler *sp, struct session *s, const struct unwinder_op
 	return 0;
 }
 
-/* The sampler must outrank its target: on 2 vCPUs, a woken sampler queued
- * behind a busy target sampled late (626 missed ticks) and wrong (28% where
- * the target was busy 53% of the time); with SCHED_FIFO, 8 and 54%.  Not
- * inherited by anything ctprof starts (SCHED_RESET_ON_FORK).  0, or the
- * errno of the nice value's refusal. */
+/* The sampler must outrank its target: a woken sampler queued behind a
+ * busy target samples late and wrong (docs/DESIGN.md, "Stops and
+ * copies").  Not inherited by anything ctprof starts
+ * (SCHED_RESET_ON_FORK).  0, or the errno of the nice value's
+ * refusal. */
 static int raise_priority(struct sampler *sp)
 {
 	struct sched_param p = { .sched_priority = SAMPLER_PRIO };

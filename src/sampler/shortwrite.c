@@ -28,18 +28,16 @@ bool regs_in_syscall(const struct user_regs_struct *r)
  * registers.  write, pwrite64 and sendto (send) are seen; a short count
  * on a descriptor opened O_NONBLOCK, or sent with MSG_DONTWAIT, is the
  * program's own.  The descriptor's flags are read from /proc after the
- * thread runs again (count_short_writes()), not in its stop.
- * tests/targets/shortio.c, 999 Hz, a writer of 1 MiB blocks to a socket
- * another thread reads (256 KiB to a pipe): the count matched the
- * writes the target saw come back short in nine runs.  A
+ * thread runs again (count_short_writes()), not in its stop; checked
+ * against tests/targets/shortio.c (docs/DESIGN.md, "Known limits,
+ * measured").  A
  * thread stopped again at the same exit before it got a CPU (one
  * resumed that waits for a CPU across a tick, under --wall on a busy
  * host) is the same write, counted once: its count of CPU arrivals read
  * before the stop has not moved.  One that got a CPU and was preempted
  * again before it left the kernel is counted twice: nothing in its
  * registers or schedstat tells it from a new write that came back as
- * short from the same place (under --wall beside two busy loops, 66
- * notes of 65 short writes; in a CI run on a slow host, 289 of 277). */
+ * short from the same place (same section). */
 void note_short_write(struct sampler *sp, struct thread *t, const struct user_regs_struct *r)
 {
 	long long ret = regs_result(r);

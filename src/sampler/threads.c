@@ -172,8 +172,7 @@ void name_again(struct sampler *sp, pid_t pid, pid_t tid, bool add)
  * samples do not stand for, as a [kernel] row of its own: its events
  * count user mode only (docs/DESIGN.md, "Kernel time").  Not the kernel's
  * system time (/proc stat's stime): that is counted by the scheduler's
- * tick, 250 Hz here, and was 3-5 points off selftime's own clock in one
- * run of four. */
+ * tick, too coarse for it (same section). */
 void kernel_row(struct sampler *sp, struct thread *t)
 {
 	uint64_t key = frame_key(FRAME_MODULE_SYSCALL, FRAME_KERNEL), ns, user;

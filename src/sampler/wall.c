@@ -55,10 +55,8 @@ static bool same_callers(const struct thread *t, const struct wait_site *w)
  * The call is read again after the copy: the same, the copy is of the
  * stack the thread sleeps on.  Returns false if no capture was made.
  * No stop: no wake-up out of the call, no timeout restarted from its full
- * value, no write ended short.  tests/targets/idlers.c, 500 threads idle
- * in futex, at 99 Hz for 5 s (three runs each, alternating): 0-1 stops of
- * blocked threads where there were 830-974 (each wait stopped once), and
- * ctprof's CPU 1097-1218 us a tick against 1153-1242. */
+ * value, no write ended short (tests/targets/idlers.c; docs/DESIGN.md,
+ * "Wall-clock mode"). */
 bool peek_wait(struct sampler *sp, struct thread *t, long nr, const uint64_t args[6], uint64_t wsp,
 		      uint64_t wpc)
 {
@@ -153,24 +151,22 @@ static int last_wait(const struct thread *t)
  * *LEFT set), and the site remembered from it, as from a stop's.  If not,
  * it is stopped (false returned), unless a stop would end its call short
  * (a write that waits for room after part of its data went:
- * syscall_ends_short()): stopped, it would return the part written.
- * tests/targets/shortio.c's socket writer at 999 Hz had 101-114 of its
- * ~2500 writes a run ended short at such stops, 381-425 more at stops of
- * the writer found running (in the kernel, where /proc does not say which
- * call it is in).  Then its tick is kept (t->st->uncut, and *LEFT set) for
+ * syscall_ends_short()): stopped, it would return the part written
+ * (tests/targets/shortio.c; docs/DESIGN.md, "Known limits, measured").
+ * Then its tick is kept (t->st->uncut, and *LEFT set) for
  * the stack of that call's exit, which its next stop takes if the call is
  * still the one there (same call, SP and PC: capture_thread()), and which
  * is then remembered as a wait site.  The writer's next stop is of it
  * running, as it wakes to write more or has written all: at that exit.
  * But a thread that waits there for long
  * may not run again while it is profiled, and would not be counted at
- * all (a writer whose reader slept through a 1 s attachment: 0% where it
- * was 50%): after a tenth of a second (UNCUT_MAX_PER_S) it is stopped,
- * once, and its ticks go with that stop's stack.
+ * all (docs/DESIGN.md, "Wall-clock mode"): after a tenth of a second
+ * (UNCUT_MAX_PER_S) it is stopped, once, and its ticks go with that
+ * stop's stack.
  *
  * A call that cannot be read ("running" there) is one the thread woke up
- * from since its state was read: the writer's, woken as the reader made
- * room, at 2-6% of its ticks.  Stopped, it ended its write short when
+ * from since its state was read, as the writer's often is, woken as the
+ * reader made room.  Stopped, it ended its write short when
  * there was not room enough to finish.  So it is not stopped if it was
  * left alone in such a call (its tick kept as above), or if the call it
  * was last counted waiting in is one (counted there again); others are,
@@ -178,9 +174,7 @@ static int last_wait(const struct thread *t)
  * stops of threads that woke up while their stack was copied
  * (peek_wait()), are of threads awake by then (t->st->woke_read), and -v
  * counts them apart from the stops of blocked threads: the more often
- * the host holds ctprof up between the reads, the more there are (0-1
- * in 4 s of tests/targets/idlers.c's 1000 threads at 99 Hz, another
- * program taking both CPUs at real-time priority a third of the time). */
+ * the host holds ctprof up between the reads, the more there are. */
 bool still_waiting(struct sampler *sp, struct thread *t, bool *left)
 {
 	uint64_t wsp, wpc, args[6];
@@ -199,9 +193,9 @@ bool still_waiting(struct sampler *sp, struct thread *t, bool *left)
 	if (fd < 0 && (errno == EMFILE || errno == ENFILE) && wait_now(t)) {
 		/* No descriptor to read it with (the hard limit is too
 		 * low for the threads: the report says so): still where
-		 * it was stopped last, unless that was a second ago.  It
-		 * was stopped at every tick: 200 idle threads under a
-		 * hard limit of 256, 999 Hz for 2 s, 62233 stops. */
+		 * it was stopped last, unless that was a second ago, lest
+		 * it be stopped at every tick (docs/DESIGN.md, "Stops and
+		 * copies"). */
 		return sp->tick_n + 1 < wait_now(t)->taken + sp->frequency;
 	}
 	if (fd >= 0)
