@@ -27,7 +27,8 @@ int start_trigger(struct sampler *sp)
 	srandom((unsigned)(now_ns() ^ (uint64_t)getpid()));
 	sp->stats.trigger = TRIGGER_PERF;
 	sp->ktrig.period_ns = sp->stats.timed_period_ns = sp->period_ns;
-	/* Samples from rings stop no thread (docs/DESIGN.md, "Rings"). */
+	/* Samples from rings stop no thread (docs/DESIGN.md, "Rings: samples
+	 * without a stop"). */
 	sp->ktrig.user_rings = sp->trigger_opt != TRIGGER_PERF_STOP;
 	/* Kernel-mode ticks into rings where the kernel allows it; else the
 	 * [kernel] rows. */
