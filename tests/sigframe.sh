@@ -122,10 +122,19 @@ for m in a b; do
 	fi
 	run_ctprof "sigtramp-$m-$trig" --trigger=$trig -F 999 -v -- "$TARGETS/sigtramp" 1.5 "$m" $alt
 	check "sigtramp $m, $trig: ctprof exits with the target's status 0" is_status 0
-	t=$(self_pct "tramp_$m") stops=$(sigreturn_stops) failed=$(failed_unwinds)
-	diag "$trig: tramp_$m self $t%, main cum $(cum_pct main)%; $stops samples in the trampoline, ${failed:-no count of} failed unwinds"
+	t=$(self_pct "tramp_$m") tc=$(cum_pct "tramp_$m") stops=$(sigreturn_stops) failed=$(failed_unwinds)
+	diag "$trig: tramp_$m self $t%, cum $tc%, main cum $(cum_pct main)%; $stops samples in the trampoline, ${failed:-no count of} failed unwinds"
 	check "sigtramp $m, $trig: samples found the thread in the trampoline (-v: ${stops:-no count})" ge "${stops:-0}" 1
-	check "sigtramp $m, $trig: the trampoline has samples (self% >= 5)" ge "$t" 5
+	# The timer's stops land in the trampoline as the thread returns to
+	# user space: its self time (11-24%).  The rings' ticks as root
+	# take its fault and rt_sigreturn in the kernel, as [kernel] under
+	# it, and land where the time goes, not where the thread next
+	# leaves the kernel: self 0.2-1.1%, cum 5.3-15% in six runs here.
+	if [ "$trig" = timer ]; then
+		check "sigtramp $m, $trig: the trampoline has samples (self% >= 5)" ge "$t" 5
+	else
+		check "sigtramp $m, $trig: the trampoline has samples (cum% >= 2, its kernel time under it)" ge "$tc" 2
+	fi
 	check "sigtramp $m, $trig: no stack failed to unwind (-v: ${failed:-no count})" [ "${failed:-x}" = 0 ]
 	check "sigtramp $m, $trig: main cum% >= 95 (unwound through the signal frame)" ge "$(cum_pct main)" 95
 done
