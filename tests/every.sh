@@ -67,14 +67,17 @@ check "mostwork's share over the files is a single run's (within 5 points)" \
 	eval 'le "$(awk -v a="$mostwork" -v b="$mostwork1" "BEGIN { d = a - b; print d < 0 ? -d : d }")" 5'
 
 # CPU time: the files together hold what the kernel accounted to the
-# target (cpuburst prints it), as a single run does.
+# target (cpuburst prints it), as a single run does: within 5% under, 8%
+# over, for the perf trigger's known excess on threads shorter than a
+# ring's first read (docs/DESIGN.md, "Known limits, measured": 1.2-5.5%
+# over on this target).
 mkdir -p "$TMP/c"
 run_ctprof cpu -F 499 --every 0.3 -o "$TMP/c/p-%n.folded" -- "$TARGETS/cpuburst" 200
 own=$(awk '$1 == "cpuburst:" { print $3 }' "$OUT")
 files_ns=$(cat "$TMP/c"/p-*.folded | awk '{ t += $NF } END { printf "%.0f\n", t * 1000 }')
 diag "cpuburst: $own ns by its own clock, $files_ns ns in $(ls "$TMP/c" | wc -l) files"
-check "the files' CPU time adds up to the target's own (within 5%)" \
-	eval '[ -n "$own" ] && ge "$files_ns" "$((own * 95 / 100))" && le "$files_ns" "$((own * 105 / 100))"'
+check "the files' CPU time adds up to the target's own (-5% to +8%)" \
+	eval '[ -n "$own" ] && ge "$files_ns" "$((own * 95 / 100))" && le "$files_ns" "$((own * 108 / 100))"'
 
 if command -v protoc >/dev/null; then
 	gaps=0 prev_end= durs=
