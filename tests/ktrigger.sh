@@ -108,7 +108,7 @@ for u in "${users[@]}"; do
 	for mt in syscall:perf fault:perf syscall:perf-stop fault:perf-stop; do
 		m=${mt%%:*} trig=${mt#*:}
 		if [ -n "${CTPROF_SANITIZED:-}" ]; then
-			skip "$u $trig selftime $m: enter_kernel + [kernel] within 3 points of its own share" \
+			skip "$u $trig selftime $m: enter_kernel + [kernel] within 3-4 points of its own share" \
 				"shares are checked in the normal build; this one checks memory and UB"
 			continue
 		fi
@@ -142,8 +142,14 @@ for u in "${users[@]}"; do
 				'BEGIN { printf "%.1f\n", e + k - m }')
 			diag "$u $trig selftime $m: own ${own:-?}%, report enter_kernel $(cum_pct enter_kernel) + [kernel] $(self_pct '[kernel]') - madvise ${mad:-0} = $got"
 		fi
-		check "$u $trig selftime $m: enter_kernel + [kernel] within 3 points of its own share" \
-			eval '[ -n "$own" ] && ge "$got" "$(awk -v o="$own" "BEGIN { print o - 3 }")" && le "$got" "$(awk -v o="$own" "BEGIN { print o + 3 }")"'
+		# perf-stop (no default) under page faults falls short of the
+		# program's clock: -0.8 to -2.9 points in eight runs (91fa549's
+		# binary and 6e88252's alike), -3.8 once in CI
+		# (docs/DESIGN.md, "Known limits, measured"): 4 points below.
+		lo=3
+		[ "$trig" = perf-stop ] && [ "$m" = fault ] && lo=4
+		check "$u $trig selftime $m: enter_kernel + [kernel] within $lo points under, 3 over its own share" \
+			eval '[ -n "$own" ] && ge "$got" "$(awk -v o="$own" -v l="$lo" "BEGIN { print o - l }")" && le "$got" "$(awk -v o="$own" "BEGIN { print o + 3 }")"'
 	done
 done
 
